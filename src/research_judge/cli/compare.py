@@ -1,0 +1,15 @@
+"""`research-judge compare` (placeholder until its issue lands)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("compare", help="(not yet implemented)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    raise NotImplementedError("compare")

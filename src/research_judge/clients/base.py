@@ -1,0 +1,107 @@
+"""The one protocol every judge client speaks: a ``JudgeRequest`` in, a ``JudgeResponse`` out.
+
+Requests are plain data so they can be hashed (record/replay and the cache key on that hash),
+rendered for any provider, and inspected in tests. SDK quirks live in the provider modules.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+Role = Literal["user", "assistant"]
+CallKind = Literal["counting", "scoring"]
+
+
+@dataclass(frozen=True)
+class Message:
+    role: Role
+    content: str
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """One judge call, fully rendered.
+
+    ``system`` holds the static instructions (first, so provider prompt caches hit);
+    ``messages`` holds the session material and, on a re-ask, the bad reply and the feedback.
+    ``schema`` is the JSON schema of the reply. ``session_id`` only labels errors: it is not part
+    of the content hash, so identical material is answered identically whatever its id.
+    """
+
+    call: CallKind
+    system: str
+    messages: tuple[Message, ...]
+    schema_name: str
+    schema: dict[str, Any]
+    max_output_tokens: int = 4096
+    temperature: float | None = 0.0
+    session_id: str = ""
+
+    def canonical(self, provider: str, model: str) -> dict[str, Any]:
+        """The exact content that identifies this request for a given provider and model."""
+        return {
+            "provider": provider,
+            "model": model,
+            "call": self.call,
+            "system": self.system,
+            "messages": [{"role": m.role, "content": m.content} for m in self.messages],
+            "schema_name": self.schema_name,
+            "schema": self.schema,
+            "max_output_tokens": self.max_output_tokens,
+            "temperature": self.temperature,
+        }
+
+    def key(self, provider: str, model: str) -> str:
+        """SHA-256 of the canonical JSON (sorted keys, no whitespace): the record/cache key."""
+        return content_hash(self.canonical(provider, model))
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def content_hash(value: Any) -> str:
+    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0
+    cached_input_tokens: int = 0
+    output_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.cached_input_tokens + other.cached_input_tokens,
+            self.output_tokens + other.output_tokens,
+        )
+
+
+@dataclass(frozen=True)
+class JudgeResponse:
+    """The judge's reply as text (JSON expected) plus what it cost.
+
+    ``cached`` is true when the reply came from the on-disk cache or a recording, so nothing
+    was spent on it.
+    """
+
+    content: str
+    usage: Usage = field(default_factory=Usage)
+    stop_reason: str | None = None
+    cached: bool = False
+
+
+@runtime_checkable
+class JudgeClient(Protocol):
+    """Anything that can answer a judge request. ``provider`` and ``model`` name it in results."""
+
+    provider: str
+    model: str
+
+    async def complete(self, request: JudgeRequest) -> JudgeResponse: ...
+
+    async def aclose(self) -> None: ...

@@ -1,0 +1,149 @@
+"""The result of grading one session: its JSONL form, reading it back, and writing it safely.
+
+One line per input session, in input order (contract section 4). Readers (validate, compare,
+report, resume) go through ``read_results`` so every consumer sees the same validated shape.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import InputFileError
+
+RATIO_NAMES = ("relevance", "utilization", "grounding")
+SCORE_NAMES = ("effectiveness", "fluff", "structure")
+CRITERIA = RATIO_NAMES + SCORE_NAMES
+
+Verdict = Literal["pass", "fail"]
+
+
+class _Model(BaseModel):
+    # Results files are ours, but extra keys from newer versions must not break old readers.
+    model_config = ConfigDict(extra="allow")
+
+
+class Ratios(_Model):
+    relevance: float | None = None
+    utilization: float | None = None
+    grounding: float | None = None
+
+
+class CriterionScore(_Model):
+    score: Literal[1, 2, 3]
+    reasoning: str = ""
+    evidence: str = ""
+
+
+class PromptRef(_Model):
+    name: str
+    sha256: str
+
+
+class JudgeInfo(_Model):
+    provider: str
+    model: str
+    prompts: dict[str, PromptRef] = Field(default_factory=dict)
+    fingerprint: str = ""
+
+
+class UsageInfo(_Model):
+    input_tokens: int = 0
+    cached_input_tokens: int = 0
+    output_tokens: int = 0
+    calls: int = 0
+    cost_usd: float | None = None
+
+
+class EvidenceSummary(_Model):
+    verified: int = 0
+    total: int = 0
+    share: float | None = None
+
+
+class AnswerStats(_Model):
+    chars: int = 0
+    words: int = 0
+
+
+class Result(_Model):
+    session_id: str
+    ratios: Ratios | None = None
+    scores: dict[str, CriterionScore] | None = None
+    verdicts: list[dict[str, Any]] = Field(default_factory=list)
+    verdict: Verdict | None = None
+    error: str | None = None
+    error_kind: str | None = None
+    judge: JudgeInfo | None = None
+    usage: UsageInfo = Field(default_factory=UsageInfo)
+    evidence: EvidenceSummary = Field(default_factory=EvidenceSummary)
+    answer_stats: AnswerStats = Field(default_factory=AnswerStats)
+    question: str = ""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.verdict is not None
+
+    def criterion_value(self, name: str) -> float | None:
+        """A criterion on one 0..1 scale: ratios as they are, 1-3 scores as (score - 1) / 2."""
+        if name in RATIO_NAMES:
+            return None if self.ratios is None else getattr(self.ratios, name)
+        if name in SCORE_NAMES:
+            if self.scores is None or name not in self.scores:
+                return None
+            return (self.scores[name].score - 1) / 2
+        raise KeyError(name)
+
+    def to_json_line(self) -> str:
+        return json.dumps(self.model_dump(mode="json"), ensure_ascii=False) + "\n"
+
+
+def iter_results(path: str | Path) -> Iterator[Result | InputFileError]:
+    """Yield each line of a results file as a ``Result``, or the error that names its line.
+
+    A torn last line (no trailing newline, not JSON) is what a killed run leaves; it is reported
+    like any other bad line so callers can decide whether to repair or refuse.
+    """
+    p = Path(path)
+    try:
+        handle = p.open(encoding="utf-8")
+    except OSError as exc:
+        raise InputFileError(p, f"cannot read results: {exc.strerror or exc}") from exc
+    with handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield Result.model_validate_json(line)
+            except ValidationError as exc:
+                yield InputFileError(p, _first_problem(exc), number)
+
+
+def read_results(path: str | Path) -> list[Result]:
+    """All results of a file; the first bad line raises ``InputFileError`` with file:line.
+
+    Duplicate session ids are refused too: every consumer joins on the id.
+    """
+    out: list[Result] = []
+    seen: set[str] = set()
+    for number, item in enumerate(iter_results(path), start=1):
+        if isinstance(item, InputFileError):
+            raise item
+        if item.session_id in seen:
+            raise InputFileError(path, f"duplicate session id {item.session_id!r}", number)
+        seen.add(item.session_id)
+        out.append(item)
+    return out
+
+
+def _first_problem(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err.get("loc", ()))
+    if err.get("type") == "json_invalid":
+        return "not valid JSON"
+    return f"{where}: {err.get('msg')}" if where else str(err.get("msg"))
