@@ -1,0 +1,152 @@
+"""What a judge call cost, from a dated price table that ships with the package.
+
+Prices change and we cannot fetch them (no network at run time, and a silent fetch would make
+costs irreproducible), so the table carries the date it was written and users can override or
+extend it with a file of the same shape. An unknown model costs ``None``, never a guess.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from .clients.base import Usage
+from .errors import InputFileError
+
+TOKENS_PER_UNIT = 1_000_000  # prices are quoted per million tokens
+
+# What may follow a known model name for the name to count as the same model: one dated
+# snapshot ("-2024-08-06", "-20250929", Vertex's "@20250929") or a "-latest" alias. Anything
+# else ("gpt-5-pro", "gpt-4o-audio-preview") is a different product with a different price.
+_SNAPSHOT_SUFFIX = re.compile(r"[-@](\d{8}|\d{4}-\d{2}-\d{2}|latest)$")
+
+
+class _PriceEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    input: float = Field(ge=0)
+    cached_input: float | None = Field(default=None, ge=0)
+    output: float = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _cached_defaults_to_input(self) -> _PriceEntry:
+        # A provider without a cached-input discount bills cached tokens as ordinary input.
+        if self.cached_input is None:
+            self.cached_input = self.input
+        return self
+
+
+class _PriceFile(BaseModel):
+    """The file format. Everything but ``models`` is optional so a user file can be short."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    as_of: str | None = Field(default=None, pattern=r"^\d{4}-\d{2}-\d{2}$")
+    # Mixing currencies or units would make every sum wrong, so only one of each is accepted.
+    currency: Literal["USD"] = "USD"
+    unit: Literal["per_million_tokens"] = "per_million_tokens"
+    source: str | None = None
+    models: dict[str, _PriceEntry]
+
+
+@dataclass(frozen=True)
+class ModelPrice:
+    """USD per million tokens."""
+
+    input: float
+    cached_input: float
+    output: float
+
+
+@dataclass(frozen=True)
+class PriceTable:
+    as_of: str
+    models: Mapping[str, ModelPrice] = field(default_factory=dict)
+    sources: tuple[str, ...] = ()
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> PriceTable:
+        """The shipped table, with the models of the file at ``path`` (if any) added on top.
+
+        A user entry replaces the shipped entry of the same name; other shipped entries stay.
+        ``as_of`` becomes the user file's date when it gives one.
+        """
+        shipped_ref = resources.files("research_judge") / "data" / "prices.json"
+        shipped = _parse(shipped_ref.read_text(encoding="utf-8"), "research_judge/data/prices.json")
+        as_of = shipped.as_of or "unknown"
+        models = _to_prices(shipped)
+        sources = [shipped.source] if shipped.source else []
+        if path is not None:
+            try:
+                text = Path(path).read_text(encoding="utf-8")
+            except OSError as exc:
+                raise InputFileError(path, f"cannot read price file: {exc.strerror}") from exc
+            user = _parse(text, path)
+            models.update(_to_prices(user))
+            as_of = user.as_of or as_of
+            sources.append(user.source or f"user price file {path}")
+        # Read-only so a table shared by concurrent workers cannot be changed under them.
+        return cls(as_of=as_of, models=MappingProxyType(models), sources=tuple(sources))
+
+    def price_for(self, model: str) -> ModelPrice | None:
+        """The exact name's price, else the price of the model it is a dated snapshot of.
+
+        "gpt-4o-2024-08-06" resolves to "gpt-4o" (unless the table lists the snapshot itself);
+        "gpt-4o-mini-2024-07-18" to "gpt-4o-mini", never to "gpt-4o". Names with any other
+        suffix are unknown: ``None``.
+        """
+        name = model.strip().lower()
+        if name in self.models:
+            return self.models[name]
+        snapshot = _SNAPSHOT_SUFFIX.search(name)
+        if snapshot is None or snapshot.start() == 0:
+            return None
+        return self.models.get(name[: snapshot.start()])
+
+    def cost(self, model: str, usage: Usage) -> float | None:
+        """USD for ``usage`` on ``model``; ``None`` when the model is not in the table.
+
+        ``usage.input_tokens`` includes ``usage.cached_input_tokens``: the cached part is billed
+        at the cached rate, the rest at the input rate.
+        """
+        price = self.price_for(model)
+        if price is None:
+            return None
+        cached = min(usage.cached_input_tokens, usage.input_tokens)
+        uncached = usage.input_tokens - cached
+        total = (
+            uncached * price.input
+            + cached * price.cached_input
+            + usage.output_tokens * price.output
+        )
+        return total / TOKENS_PER_UNIT
+
+
+def _parse(text: str, path: str | Path) -> _PriceFile:
+    try:
+        raw: Any = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputFileError(path, f"not valid JSON: {exc.msg}", exc.lineno) from exc
+    try:
+        return _PriceFile.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
+        raise InputFileError(path, f"{key}: {first['msg']}{more}") from exc
+
+
+def _to_prices(parsed: _PriceFile) -> dict[str, ModelPrice]:
+    prices: dict[str, ModelPrice] = {}
+    for name, entry in parsed.models.items():
+        cached = entry.cached_input if entry.cached_input is not None else entry.input
+        prices[name.strip().lower()] = ModelPrice(entry.input, cached, entry.output)
+    return prices

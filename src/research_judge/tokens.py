@@ -1,0 +1,95 @@
+"""Token estimates made before a call, for budgets and cost forecasts.
+
+The exact count needs the provider's tokenizer; tiktoken downloads its encodings on first use,
+which cannot happen here, and Anthropic publishes no offline tokenizer at all. So before a call we
+estimate, and after it we trust the usage the provider reports.
+
+The heuristic is characters / 4, OpenAI's rule of thumb for English prose. It is usually within
+about 10-20% for English text; it tends to *underestimate* code, JSON, URLs, numbers and
+non-English text (CJK text can need several times more tokens than it predicts), and overestimates
+little. Treat every figure here as a forecast, not a bill.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from .clients.base import CallKind, JudgeRequest, canonical_json
+from .results import SCORE_NAMES
+
+CHARS_PER_TOKEN = 4
+"""Average characters per token for English prose (the estimate's only parameter)."""
+
+MESSAGE_OVERHEAD_TOKENS = 4
+"""Role markers and separators that chat formats wrap around each message."""
+
+# Expected reply sizes. Measured on nothing but the wire format's shape: an object with a short
+# quoted evidence string is about 60 tokens; a claim object also quotes the claim and names a
+# source; a score object carries a few sentences of reasoning before its evidence and score.
+REPLY_ENVELOPE_TOKENS = 10
+"""The JSON around the list: ``{"verdicts": [ ... ]}`` or ``{"scores": [ ... ]}``."""
+VERDICTS_PER_REFERENCE = 2
+"""Each reference gets one ``relevant`` and one ``used`` object."""
+TOKENS_PER_REFERENCE_VERDICT = 60
+"""One ``relevant``/``used`` object with a short evidence quote."""
+TOKENS_PER_CLAIM_VERDICT = 90
+"""One ``grounded`` object: claim quote, evidence quote, source id."""
+TOKENS_PER_SCORE = 150
+"""One criterion: reasoning, evidence quote and score."""
+
+_SENTENCE_END = re.compile(r"[.!?]+(?:\s|$)")
+
+
+def estimate_tokens(text: str) -> int:
+    """ceil(len(text) / 4): zero for empty text, at least one for any other."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def estimate_request(request: JudgeRequest) -> int:
+    """Input tokens of one request: system prompt, every message, and the reply's JSON schema.
+
+    The schema counts because both providers put it in the model's context (OpenAI's strict
+    ``json_schema``, Anthropic's tool ``input_schema``).
+    """
+    total = estimate_tokens(request.system) + MESSAGE_OVERHEAD_TOKENS
+    for message in request.messages:
+        total += estimate_tokens(message.content) + MESSAGE_OVERHEAD_TOKENS
+    total += estimate_tokens(canonical_json(request.schema))
+    return total
+
+
+def estimate_output_tokens(call: CallKind | str, n_references: int, n_claims_guess: int) -> int:
+    """Rough reply size of one call.
+
+    counting: two verdict objects per reference plus one per claim; it grows with the
+    trajectory. scoring: one object per score criterion, whatever the session's size.
+    """
+    if n_references < 0 or n_claims_guess < 0:
+        raise ValueError("n_references and n_claims_guess must be >= 0")
+    if call == "counting":
+        return (
+            REPLY_ENVELOPE_TOKENS
+            + VERDICTS_PER_REFERENCE * TOKENS_PER_REFERENCE_VERDICT * n_references
+            + TOKENS_PER_CLAIM_VERDICT * n_claims_guess
+        )
+    if call == "scoring":
+        return REPLY_ENVELOPE_TOKENS + TOKENS_PER_SCORE * len(SCORE_NAMES)
+    raise ValueError(f"unknown call kind {call!r}: expected 'counting' or 'scoring'")
+
+
+def guess_claim_count(answer: str) -> int:
+    """Sentences in the answer, as a stand-in for its claims before the judge has listed them.
+
+    Each line counts its sentence ends, plus one if it does not end in one (a list item or a
+    heading). Headings make this lean high; long sentences holding several claims, low.
+    """
+    count = 0
+    for line in answer.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        count += len(_SENTENCE_END.findall(line))
+        if line[-1] not in ".!?":
+            count += 1
+    return count
