@@ -1,15 +1,80 @@
-"""`research-judge validate` (placeholder until its issue lands)."""
+"""`research-judge validate`: how far the judge's verdicts agree with human labels."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from typing import Any
+
+from ..errors import ConfigError
+
+DESCRIPTION = """\
+Compare the judge's pass/fail verdicts (and 1-3 scores, when the labels carry them) with human
+labels on the sessions both cover. Reports the 2x2 table, raw agreement, Cohen's kappa with 95%
+confidence intervals, agreement on human passes and on human fails separately (a lenient judge
+agrees on the first far more than the second), an exact McNemar test of the direction of
+disagreement, per-criterion weighted kappa, a length-bias test, and how many more labels would
+make the numbers precise. Sessions the judge errored on are left out and listed, never counted.
+"""
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser("validate", help="(not yet implemented)")
+    p = subparsers.add_parser(
+        "validate",
+        help="compare judge verdicts with human pass/fail labels (kappa, leniency, length bias)",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("results", metavar="RESULTS.jsonl", help="results file written by `grade`")
+    p.add_argument(
+        "--labels",
+        required=True,
+        metavar="LABELS",
+        help="human labels: CSV with header session_id,label (pass/fail) and optional 1-3 "
+        "columns effectiveness, fluff, structure; or JSONL (.jsonl) with the same keys",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object (every statistic, intervals, warnings) instead of text",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="random seed of the bootstrap, so reports are reproducible (default: 0)",
+    )
+    p.add_argument(
+        "--bootstrap",
+        type=int,
+        default=10_000,
+        metavar="N",
+        help="bootstrap resamples for the kappa interval (default: 10000; 0 uses the analytic "
+        "interval only)",
+    )
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise NotImplementedError("validate")
+    from ..results import read_results
+    from ..validate import read_labels, render_text, validate_run
+
+    if args.bootstrap < 0:
+        raise ConfigError(f"--bootstrap must be 0 or more, got {args.bootstrap}")
+    labels = read_labels(args.labels)
+    results = read_results(args.results)
+    report = validate_run(results, labels, seed=args.seed, n_boot=args.bootstrap)
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2, allow_nan=False))
+    else:
+        sys.stdout.write(render_text(report))
+    if report.n == 0:
+        # Nothing was compared: almost always the wrong labels file for these results.
+        print(
+            "research-judge validate: error: no labelled session has a judge verdict "
+            f"({args.labels} vs {args.results})",
+            file=sys.stderr,
+        )
+        return 2
+    return 0

@@ -1,0 +1,292 @@
+"""Pass/fail agreement between the judge and the humans: the 2x2 table and what follows from it.
+
+Kappa is the headline, but a single number hides the failure this tool exists to catch: a judge
+that agrees on nearly every human pass and few human fails (lenient). So the per-class agreement
+rates, specific agreement, and an exact McNemar test of the direction of disagreement are always
+reported beside it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from .intervals import (
+    BootstrapCounts,
+    Interval,
+    kappa_from_counts,
+    kappa_se,
+    normal_interval,
+    percentile_interval,
+    stratified_bootstrap,
+    wilson,
+)
+
+Direction = Literal["lenient", "strict", "balanced"]
+LANDIS_KOCH = (  # upper bound of each band, Landis & Koch (1977)
+    (0.0, "poor"),
+    (0.20, "slight"),
+    (0.40, "fair"),
+    (0.60, "moderate"),
+    (0.80, "substantial"),
+    (1.0, "almost perfect"),
+)
+
+
+def landis_koch(kappa: float | None) -> str | None:
+    if kappa is None:
+        return None
+    if kappa < 0:
+        return "poor"
+    return next(name for bound, name in LANDIS_KOCH[1:] if kappa <= bound + 1e-12)
+
+
+@dataclass(frozen=True)
+class Table2x2:
+    a: int  # human pass, judge pass
+    b: int  # human pass, judge fail
+    c: int  # human fail, judge pass
+    d: int  # human fail, judge fail
+
+    @classmethod
+    def from_arrays(cls, human: npt.NDArray[np.bool_], judge: npt.NDArray[np.bool_]) -> Table2x2:
+        return cls(
+            a=int(np.sum(human & judge)),
+            b=int(np.sum(human & ~judge)),
+            c=int(np.sum(~human & judge)),
+            d=int(np.sum(~human & ~judge)),
+        )
+
+    @property
+    def n(self) -> int:
+        return self.a + self.b + self.c + self.d
+
+    def to_dict(self) -> dict[str, dict[str, int]]:
+        return {
+            "human_pass": {"judge_pass": self.a, "judge_fail": self.b},
+            "human_fail": {"judge_pass": self.c, "judge_fail": self.d},
+        }
+
+
+@dataclass(frozen=True)
+class McNemar:
+    judge_pass_human_fail: int
+    judge_fail_human_pass: int
+    p_value: float
+    direction: Direction
+
+
+@dataclass
+class PassFailStats:
+    table: Table2x2
+    raw_agreement: float | None = None
+    raw_agreement_ci: Interval | None = None
+    cohen_kappa: float | None = None
+    cohen_kappa_ci: Interval | None = None
+    cohen_kappa_ci_method: str = "none"
+    cohen_kappa_ci_bootstrap: Interval | None = None
+    cohen_kappa_ci_analytic: Interval | None = None
+    cohen_kappa_se: float | None = None
+    agreement_on_human_pass: float | None = None
+    agreement_on_human_pass_ci: Interval | None = None
+    agreement_on_human_fail: float | None = None
+    agreement_on_human_fail_ci: Interval | None = None
+    positive_agreement: float | None = None
+    positive_agreement_ci: Interval | None = None
+    negative_agreement: float | None = None
+    negative_agreement_ci: Interval | None = None
+    judge_pass_rate: float | None = None
+    judge_pass_rate_ci: Interval | None = None
+    human_pass_rate: float | None = None
+    human_pass_rate_ci: Interval | None = None
+    alignment: float | None = None
+    alignment_ci: Interval | None = None
+    mcnemar: McNemar | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def kappa_band(self) -> str | None:
+        return landis_koch(self.cohen_kappa)
+
+    @property
+    def kappa_ci_low_band(self) -> str | None:
+        return landis_koch(self.cohen_kappa_ci[0] if self.cohen_kappa_ci else None)
+
+
+def pass_fail_stats(
+    human: npt.NDArray[np.bool_], judge: npt.NDArray[np.bool_], *, seed: int, n_boot: int
+) -> PassFailStats:
+    t = Table2x2.from_arrays(human, judge)
+    s = PassFailStats(table=t)
+    if t.n == 0:
+        s.warnings.append(
+            "no session has both a judge verdict and a human label: nothing to compare"
+        )
+        return s
+    s.raw_agreement, s.raw_agreement_ci = (t.a + t.d) / t.n, wilson(t.a + t.d, t.n)
+    s.judge_pass_rate, s.judge_pass_rate_ci = (t.a + t.c) / t.n, wilson(t.a + t.c, t.n)
+    s.human_pass_rate, s.human_pass_rate_ci = (t.a + t.b) / t.n, wilson(t.a + t.b, t.n)
+    s.agreement_on_human_pass = _ratio(t.a, t.a + t.b)
+    s.agreement_on_human_pass_ci = wilson(t.a, t.a + t.b)
+    s.agreement_on_human_fail = _ratio(t.d, t.c + t.d)
+    s.agreement_on_human_fail_ci = wilson(t.d, t.c + t.d)
+    s.positive_agreement = _ratio(2 * t.a, 2 * t.a + t.b + t.c)
+    s.negative_agreement = _ratio(2 * t.d, 2 * t.d + t.b + t.c)
+    s.alignment = _alignment(t.a, t.b, t.c, t.d)
+    s.mcnemar = _mcnemar(t)
+    _explain_missing_classes(s)
+    _kappa(s, human, judge)
+    if n_boot > 0:
+        _bootstrap(s, stratified_bootstrap(t.a, t.b, t.c, t.d, n_boot, np.random.default_rng(seed)))
+    else:
+        s.warnings.append("bootstrap disabled (0 resamples): bootstrap intervals not computed")
+    s.cohen_kappa_ci, s.cohen_kappa_ci_method = (
+        (s.cohen_kappa_ci_bootstrap, f"stratified bootstrap percentile, {n_boot} resamples")
+        if s.cohen_kappa_ci_bootstrap is not None
+        else (s.cohen_kappa_ci_analytic, "analytic (normal, Fleiss-Cohen-Everitt SE)")
+        if s.cohen_kappa_ci_analytic is not None
+        else (None, "none")
+    )
+    return s
+
+
+def _ratio(num: int, den: int) -> float | None:
+    return num / den if den > 0 else None
+
+
+def _alignment(a: int, b: int, c: int, d: int) -> float | None:
+    """EvalGen alignment: harmonic mean of fails caught and passes not wrongly failed."""
+    fails_caught, passes_kept = _ratio(d, c + d), _ratio(a, a + b)
+    if fails_caught is None or passes_kept is None:
+        return None
+    total = fails_caught + passes_kept
+    return 0.0 if total == 0 else 2 * fails_caught * passes_kept / total
+
+
+def _mcnemar(t: Table2x2) -> McNemar:
+    from scipy.stats import binomtest
+
+    discordant = t.b + t.c
+    # With no discordant pair there is no evidence of any lean; the exact test's p is 1.
+    p = 1.0 if discordant == 0 else float(binomtest(t.c, discordant, 0.5).pvalue)
+    direction: Direction = "lenient" if t.c > t.b else "strict" if t.b > t.c else "balanced"
+    return McNemar(t.c, t.b, min(p, 1.0), direction)
+
+
+def _explain_missing_classes(s: PassFailStats) -> None:
+    t = s.table
+    if t.a + t.b == 0:
+        s.warnings.append(
+            "no human passes: agreement on human passes, positive agreement and alignment "
+            "are undefined"
+        )
+    if t.c + t.d == 0:
+        s.warnings.append(
+            "no human fails: agreement on human fails, negative agreement and alignment are "
+            "undefined, and leniency cannot be measured"
+        )
+
+
+def _kappa(s: PassFailStats, human: npt.NDArray[np.bool_], judge: npt.NDArray[np.bool_]) -> None:
+    from sklearn.metrics import cohen_kappa_score
+
+    t = s.table
+    if math.isnan(float(kappa_from_counts(t.a, t.b, t.c, t.d))):
+        s.warnings.append(
+            "cohen_kappa undefined: judge and humans both gave every session the same label "
+            "(chance agreement is 1)"
+        )
+        return
+    one_sided = [
+        who
+        for who, used in (("humans", (t.a + t.b, t.c + t.d)), ("judge", (t.a + t.c, t.b + t.d)))
+        if 0 in used
+    ]
+    if one_sided:
+        # Contract: kappa is null when one side uses a single label. Arithmetic would give 0.0,
+        # but that 0 is forced by the data and says nothing about agreement.
+        s.warnings.append(
+            f"cohen_kappa undefined: {' and '.join(one_sided)} used a single label, so kappa "
+            "would be 0 by construction and says nothing about agreement; read agreement on "
+            "human passes and on human fails instead"
+        )
+        return
+    s.cohen_kappa = float(cohen_kappa_score(human, judge, labels=[True, False]))
+    s.cohen_kappa_se = kappa_se(t.a, t.b, t.c, t.d)
+    if s.cohen_kappa_se is not None:
+        s.cohen_kappa_ci_analytic = normal_interval(s.cohen_kappa, s.cohen_kappa_se)
+
+
+def _bootstrap(s: PassFailStats, boot: BootstrapCounts) -> None:
+    a, b, c, d = boot.a, boot.b, boot.c, boot.d
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fails_caught, passes_kept = d / (c + d), a / (a + b)
+        alignment = 2 * fails_caught * passes_kept / (fails_caught + passes_kept)
+        alignment = np.where((fails_caught + passes_kept) == 0, 0.0, alignment)
+        p_pos = 2 * a / (2 * a + b + c)
+        p_neg = 2 * d / (2 * d + b + c)
+    degenerate: list[str] = []
+
+    def interval(values: npt.NDArray[np.float64], name: str) -> Interval | None:
+        # Resampling within human classes cannot move a judge that was unanimous in every
+        # class, so a zero-width interval here means "unknown", not "certain".
+        ci = percentile_interval(values)
+        if ci is not None and ci[1] - ci[0] <= 1e-12:
+            degenerate.append(name)
+            return None
+        return ci
+
+    if s.cohen_kappa_ci_analytic is not None:  # both raters used both labels
+        s.cohen_kappa_ci_bootstrap = interval(kappa_from_counts(a, b, c, d), "cohen_kappa")
+    if s.positive_agreement is not None:
+        s.positive_agreement_ci = interval(p_pos, "positive_agreement")
+    if s.negative_agreement is not None:
+        s.negative_agreement_ci = interval(p_neg, "negative_agreement")
+    if s.alignment is not None:
+        s.alignment_ci = interval(alignment, "alignment")
+    if degenerate:
+        s.warnings.append(
+            f"no bootstrap interval for {', '.join(degenerate)}: the judge gave the same verdict "
+            "to every item of each human class, so resampling shows no variation"
+        )
+    if boot.size < 1000:
+        s.warnings.append(
+            f"only {boot.size} bootstrap resamples: interval ends vary between seeds; "
+            "use 10000 for a report"
+        )
+
+
+def headline(s: PassFailStats) -> str:
+    """One plain sentence a reader can act on without reading the rest of the report."""
+    t, m = s.table, s.mcnemar
+    if t.n == 0 or m is None:
+        return "no labelled session with a judge verdict: nothing to compare"
+    on_pass, on_fail = s.agreement_on_human_pass, s.agreement_on_human_fail
+    if on_fail is None:
+        return (
+            f"only human passes labelled: judge agrees on {_pct(on_pass)} of them; label some fails"
+        )
+    if on_pass is None:
+        return (
+            f"only human fails labelled: judge agrees on {_pct(on_fail)} of them; label some passes"
+        )
+    rates = f"agrees on {_pct(on_pass)} of human passes and {_pct(on_fail)} of human fails"
+    test = f"McNemar p={_p(m.p_value)}"
+    if m.p_value < 0.05 and m.direction == "lenient":
+        return f"lenient: {rates.replace(' and ', ' but ')} ({test})"
+    if m.p_value < 0.05 and m.direction == "strict":
+        return f"strict: {rates.replace(' and ', ' but ')} ({test})"
+    lean = "" if m.direction == "balanced" else f", {m.direction} by count"
+    return f"no significant lean ({test}{lean}): {rates}"
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.0f}%"
+
+
+def _p(p: float) -> str:
+    return f"{p:.2g}" if p >= 0.001 else f"{p:.1e}"

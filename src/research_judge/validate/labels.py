@@ -1,0 +1,203 @@
+"""Human labels: one pass/fail verdict per session, optionally with 1-3 scores per criterion.
+
+Two file shapes carry the same keys (contract section 5): a CSV with a header
+(``session_id,label`` plus optional ``effectiveness``, ``fluff``, ``structure`` columns) or JSONL
+with one object per line. Every problem is reported as ``file:line: what``, naming the bad value,
+because a labels file is typed by hand and the person fixing it needs to find the cell.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from ..errors import InputFileError
+from ..results import SCORE_NAMES
+
+HumanVerdict = Literal["pass", "fail"]
+REQUIRED_COLUMNS = ("session_id", "label")
+JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
+
+
+@dataclass(frozen=True)
+class HumanLabel:
+    """One person's verdict on one session; ``scores`` holds only the criteria they scored."""
+
+    session_id: str
+    label: HumanVerdict
+    scores: dict[str, int] = field(default_factory=dict)
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Labels:
+    """All labels of one file, in file order, keyed by session id."""
+
+    path: str
+    items: dict[str, HumanLabel]
+    criteria: tuple[str, ...] = ()  # score columns the file has (even if some cells are empty)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+def read_labels(path: str | Path) -> Labels:
+    """Read a CSV or JSONL labels file; the first problem raises ``InputFileError`` (file:line).
+
+    The format follows the suffix (``.jsonl``/``.ndjson``/``.json`` are JSONL, anything else
+    CSV), so a mislabelled file fails with a message about its content rather than silently.
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8-sig")  # -sig: spreadsheets often prepend a BOM
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise InputFileError(p, f"cannot read labels: {reason}") from exc
+    if not text.strip():
+        raise InputFileError(p, "labels file is empty (expected a header: session_id,label)")
+    if p.suffix.lower() in JSONL_SUFFIXES:
+        rows, criteria = _jsonl_rows(p, text), _jsonl_criteria(text)
+    else:
+        rows, criteria = _csv_rows(p, text)
+    items: dict[str, HumanLabel] = {}
+    for line, row in rows:
+        label = _parse_row(p, line, row)
+        if label.session_id in items:
+            first = items[label.session_id].line
+            raise InputFileError(
+                p,
+                f"duplicate session id {label.session_id!r} (first labelled on line {first})",
+                line,
+            )
+        items[label.session_id] = label
+    return Labels(path=str(p), items=items, criteria=criteria)
+
+
+# --- file shapes ---------------------------------------------------------------------------
+
+
+def _csv_rows(
+    path: Path, text: str
+) -> tuple[Iterator[tuple[int, dict[str, Any]]], tuple[str, ...]]:
+    reader = csv.reader(text.splitlines(keepends=True))
+    header = [name.strip() for name in next(reader)]
+    missing = [name for name in REQUIRED_COLUMNS if name not in header]
+    if missing:
+        raise InputFileError(
+            path,
+            f"missing column(s) {', '.join(missing)} in header {','.join(header)!r} "
+            "(expected at least: session_id,label)",
+            1,
+        )
+    repeated = sorted({name for name in header if header.count(name) > 1})
+    if repeated:
+        raise InputFileError(path, f"column(s) named twice in header: {', '.join(repeated)}", 1)
+    criteria = tuple(name for name in SCORE_NAMES if name in header)
+
+    def rows() -> Iterator[tuple[int, dict[str, Any]]]:
+        for cells in reader:
+            line = reader.line_num
+            if not any(cell.strip() for cell in cells):
+                continue  # blank line, or a row of empty cells a spreadsheet left behind
+            if len(cells) != len(header):
+                raise InputFileError(
+                    path, f"expected {len(header)} columns, found {len(cells)}: {cells!r}", line
+                )
+            yield line, dict(zip(header, cells, strict=True))
+
+    return rows(), criteria
+
+
+def _jsonl_rows(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    for line, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            row = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise InputFileError(path, f"not valid JSON ({exc.msg})", line) from exc
+        if not isinstance(row, dict):
+            raise InputFileError(path, f"expected a JSON object, got {type(row).__name__}", line)
+        missing = [name for name in REQUIRED_COLUMNS if name not in row]
+        if missing:
+            raise InputFileError(path, f"missing key(s): {', '.join(missing)}", line)
+        yield line, row
+
+
+def _jsonl_criteria(text: str) -> tuple[str, ...]:
+    # A criterion "exists" in a JSONL file when any line carries its key; lines without it simply
+    # have no human score for it, like an empty CSV cell.
+    seen: set[str] = set()
+    for raw in text.splitlines():
+        try:
+            row = json.loads(raw) if raw.strip() else None
+        except json.JSONDecodeError:
+            continue  # reported with its line number by _jsonl_rows
+        if isinstance(row, dict):
+            seen.update(name for name in SCORE_NAMES if name in row)
+    return tuple(name for name in SCORE_NAMES if name in seen)
+
+
+# --- one row -----------------------------------------------------------------------------------
+
+
+def _parse_row(path: Path, line: int, row: Mapping[str, Any]) -> HumanLabel:
+    session_id = row["session_id"]
+    if not isinstance(session_id, str):
+        raise InputFileError(path, f"session_id must be a string, got {session_id!r}", line)
+    session_id = session_id.strip()
+    if not session_id:
+        raise InputFileError(path, "session_id is empty", line)
+    try:
+        label = parse_verdict(row["label"])
+        scores = {
+            name: score
+            for name in SCORE_NAMES
+            if name in row and (score := parse_score(name, row[name])) is not None
+        }
+    except ValueError as exc:
+        raise InputFileError(path, f"session {session_id!r}: {exc}", line) from exc
+    return HumanLabel(session_id=session_id, label=label, scores=scores, line=line)
+
+
+def parse_verdict(value: Any) -> HumanVerdict:
+    """``pass`` or ``fail`` in any case, with surrounding spaces allowed; nothing else.
+
+    1/0, true/false and yes/no are refused on purpose: whether 1 means "pass" or "has a problem"
+    differs between teams, and guessing wrong would invert every statistic silently.
+    """
+    text = value.strip().lower() if isinstance(value, str) else None
+    if text == "pass":
+        return "pass"
+    if text == "fail":
+        return "fail"
+    shown = repr(value) if not isinstance(value, str) or value.strip() else "an empty cell"
+    raise ValueError(
+        f"label must be 'pass' or 'fail', got {shown}"
+        " (1/0, true/false and yes/no are not accepted: write pass or fail)"
+    )
+
+
+def parse_score(criterion: str, value: Any) -> int | None:
+    """A human 1-3 score; ``None`` for an empty cell or JSON null (no score for this criterion)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    number: float | None = None
+    if isinstance(value, bool):
+        number = None  # JSON true/false is not a score, although bool is an int in Python
+    elif isinstance(value, int | float):
+        number = float(value)
+    elif isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = None
+    # "2.0" from a spreadsheet export is a 2; 2.5 or 4 is not a score on a 1-3 scale.
+    if number is not None and math.isfinite(number) and number.is_integer() and 1 <= number <= 3:
+        return int(number)
+    raise ValueError(f"{criterion} must be 1, 2 or 3 (or empty), got {value!r}")

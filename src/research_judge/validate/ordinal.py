@@ -1,0 +1,89 @@
+"""Per-criterion agreement on the 1-3 scores, for criteria the humans scored too.
+
+Scores are ordinal, so besides exact agreement we report within-one agreement and weighted
+kappa. The label order is always passed to scikit-learn explicitly (``labels=[1, 2, 3]``): the
+weights follow the label order, and letting it be inferred is how string-coded scores end up
+with a silently wrong weighted kappa.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from .intervals import Interval, wilson
+
+SCALE = [1, 2, 3]
+
+
+@dataclass
+class CriterionAgreement:
+    criterion: str
+    n: int
+    table: list[list[int]]  # rows: human 1..3, columns: judge 1..3
+    exact_agreement: float | None = None
+    exact_agreement_ci: Interval | None = None
+    within_one_agreement: float | None = None
+    linear_kappa: float | None = None
+    quadratic_kappa: float | None = None
+    mean_human: float | None = None
+    mean_judge: float | None = None
+    mean_shift: float | None = None  # judge minus human: > 0 means the judge scores higher
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "n": self.n,
+            "table": self.table,
+            "table_axes": "rows: human score 1-3, columns: judge score 1-3",
+            "exact_agreement": self.exact_agreement,
+            "exact_agreement_ci": self.exact_agreement_ci,
+            "within_one_agreement": self.within_one_agreement,
+            "linear_weighted_kappa": self.linear_kappa,
+            "quadratic_weighted_kappa": self.quadratic_kappa,
+            "mean_human": self.mean_human,
+            "mean_judge": self.mean_judge,
+            "mean_shift": self.mean_shift,
+        }
+
+
+def criterion_agreement(
+    criterion: str, human: npt.NDArray[np.int64], judge: npt.NDArray[np.int64]
+) -> CriterionAgreement:
+    """Agreement on one criterion; 0 in either array means "no score" and drops that session."""
+    from sklearn.metrics import cohen_kappa_score, confusion_matrix
+
+    both = (human > 0) & (judge > 0)
+    h, j = human[both], judge[both]
+    n = int(h.size)
+    table = confusion_matrix(h, j, labels=SCALE).tolist() if n else [[0] * 3 for _ in SCALE]
+    out = CriterionAgreement(criterion=criterion, n=n, table=[[int(x) for x in r] for r in table])
+    if n == 0:
+        out.warnings.append(
+            f"{criterion}: no session has both a human and a judge score; agreement undefined"
+        )
+        return out
+    exact = int(np.sum(h == j))
+    out.exact_agreement, out.exact_agreement_ci = exact / n, wilson(exact, n)
+    out.within_one_agreement = float(np.mean(np.abs(h - j) <= 1))
+    out.mean_human, out.mean_judge = float(h.mean()), float(j.mean())
+    out.mean_shift = float(np.mean(j - h))
+    # Weighted kappa is undefined exactly when expected disagreement is zero, which happens only
+    # when both raters used one and the same score for every session.
+    if len(set(h.tolist()) | set(j.tolist())) == 1:
+        out.warnings.append(
+            f"{criterion}: weighted kappa undefined: judge and humans gave every session "
+            f"the same score ({int(h[0])})"
+        )
+        return out
+    single = [who for who, used in (("humans", h), ("judge", j)) if np.unique(used).size == 1]
+    if single:
+        out.warnings.append(
+            f"{criterion}: {' and '.join(single)} used a single score: weighted kappa is 0 by "
+            "construction and says nothing about agreement"
+        )
+    out.linear_kappa = float(cohen_kappa_score(h, j, labels=SCALE, weights="linear"))
+    out.quadratic_kappa = float(cohen_kappa_score(h, j, labels=SCALE, weights="quadratic"))
+    return out
