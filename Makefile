@@ -13,8 +13,8 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks scripts fixtures
+	$(BIN)/ruff format --check src tests benchmarks scripts fixtures
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -25,7 +25,7 @@ pytest: $(STAMP)
 test: lint typecheck pytest
 
 demo: $(STAMP)
-	$(BIN)/python -m research_judge.demo
+	$(BIN)/python scripts/demo.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

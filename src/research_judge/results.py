@@ -56,6 +56,7 @@ class UsageInfo(_Model):
     cached_input_tokens: int = 0
     output_tokens: int = 0
     calls: int = 0
+    cache_hits: int = 0
     cost_usd: float | None = None
 
 
@@ -76,6 +77,7 @@ class Result(_Model):
     scores: dict[str, CriterionScore] | None = None
     verdicts: list[dict[str, Any]] = Field(default_factory=list)
     verdict: Verdict | None = None
+    verdict_reasons: list[str] = Field(default_factory=list)
     error: str | None = None
     error_kind: str | None = None
     judge: JudgeInfo | None = None
@@ -109,6 +111,11 @@ def iter_results(path: str | Path) -> Iterator[Result | InputFileError]:
     A torn last line (no trailing newline, not JSON) is what a killed run leaves; it is reported
     like any other bad line so callers can decide whether to repair or refuse.
     """
+    for _, item in _numbered_results(path):
+        yield item
+
+
+def _numbered_results(path: str | Path) -> Iterator[tuple[int, Result | InputFileError]]:
     p = Path(path)
     try:
         handle = p.open(encoding="utf-8")
@@ -119,9 +126,9 @@ def iter_results(path: str | Path) -> Iterator[Result | InputFileError]:
             if not line.strip():
                 continue
             try:
-                yield Result.model_validate_json(line)
+                yield number, Result.model_validate_json(line)
             except ValidationError as exc:
-                yield InputFileError(p, _first_problem(exc), number)
+                yield number, InputFileError(p, _first_problem(exc), number)
 
 
 def read_results(path: str | Path) -> list[Result]:
@@ -131,7 +138,7 @@ def read_results(path: str | Path) -> list[Result]:
     """
     out: list[Result] = []
     seen: set[str] = set()
-    for number, item in enumerate(iter_results(path), start=1):
+    for number, item in _numbered_results(path):
         if isinstance(item, InputFileError):
             raise item
         if item.session_id in seen:

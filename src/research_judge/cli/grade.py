@@ -1,15 +1,105 @@
-"""`research-judge grade` (placeholder until its issue lands)."""
+"""``research-judge grade``: sessions in, one result line per session out (resumable)."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import os
+import sys
+from pathlib import Path
 from typing import Any
+
+EXIT_OK, EXIT_FAILED_ITEMS, EXIT_PROVIDER_DOWN, EXIT_STOPPED = 0, 2, 3, 4
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "research-judge" / "responses"
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser("grade", help="(not yet implemented)")
-    p.set_defaults(run=run)
+    p = subparsers.add_parser(
+        "grade",
+        help="grade logged research sessions with the two-call judge",
+        description=(
+            "Grade each session of SESSIONS (JSONL) with two judge calls and write one result "
+            "line per session to --out, in input order. Re-running with the same --out resumes. "
+            "Exit 0 when every session was graded, 2 when an input line or a session failed, "
+            "3 when the provider was unreachable or refused us, 4 when --max-cost stopped the run."
+        ),
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument("sessions", metavar="SESSIONS.jsonl", help="logged sessions, one per line")
+    p.add_argument("--out", required=True, metavar="RESULTS.jsonl", help="results file (resumed)")
+    judge = p.add_argument_group("judge")
+    judge.add_argument("--provider", default="openai", help="openai or anthropic")
+    judge.add_argument("--model", required=True, help="judge model name, e.g. gpt-4.1-mini")
+    judge.add_argument(
+        "--base-url",
+        help="API base URL for compatible servers (default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL)",
+    )
+    judge.add_argument(
+        "--mode",
+        help="structured output: openai json_schema|json_object|tool (default json_schema), "
+        "anthropic tool|native (default tool)",
+    )
+    judge.add_argument("--timeout", type=float, help="seconds per HTTP request (SDK default)")
+    judge.add_argument(
+        "--max-attempts", type=int, default=3, help="attempts per call when the reply is invalid"
+    )
+    judge.add_argument("--prompts", metavar="DIR", help="folder of prompt templates to use")
+    judge.add_argument(
+        "--strict-evidence",
+        action="store_true",
+        help="count a 'yes' whose quote cannot be found in the text as 'no' in the ratios",
+    )
+    pol = p.add_argument_group("verdict policy (flags override --config)")
+    pol.add_argument("--config", metavar="FILE", help="TOML file with a [policy] table")
+    for name, kind in (
+        ("effectiveness", int),
+        ("fluff", int),
+        ("structure", int),
+        ("grounding", float),
+        ("relevance", float),
+        ("utilization", float),
+    ):
+        pol.add_argument(f"--min-{name}", type=kind, metavar="N", help=f"minimum {name} for a pass")
+    run = p.add_argument_group("run")
+    run.add_argument(
+        "--concurrency", type=int, default=8, help="at most N judge requests in flight"
+    )
+    run.add_argument("--no-cache", action="store_true", help="do not use the response cache")
+    run.add_argument(
+        "--cache-dir", type=Path, help=f"response cache folder (default {default_cache_dir()})"
+    )
+    run.add_argument("--record", metavar="DIR", help="save every judge exchange as JSON in DIR")
+    run.add_argument("--replay", metavar="DIR", help="answer only from exchanges saved in DIR")
+    run.add_argument(
+        "--retry-errors", action="store_true", help="regrade sessions that errored before"
+    )
+    run.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    cost = p.add_argument_group("cost and selection")
+    cost.add_argument(
+        "--dry-run", action="store_true", help="estimate tokens and cost; send nothing"
+    )
+    cost.add_argument(
+        "--max-cost", type=float, metavar="USD", help="stop sending new work before this spend"
+    )
+    cost.add_argument("--prices", metavar="FILE", help="price table adding to the shipped one")
+    cost.add_argument("--sample", type=int, metavar="N", help="grade a seeded sample of N")
+    cost.add_argument("--seed", type=int, default=0, help="seed of --sample")
+    cost.add_argument(
+        "--where",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="only sessions whose metadata KEY equals VALUE (repeatable)",
+    )
+    p.add_argument("--json", action="store_true", help="print the closing summary as JSON")
+    p.set_defaults(run=run_grade)
 
 
-def run(args: argparse.Namespace) -> int:
-    raise NotImplementedError("grade")
+def run_grade(args: argparse.Namespace) -> int:
+    from ._grading import execute
+
+    return asyncio.run(execute(args, sys.stderr, sys.stdout))

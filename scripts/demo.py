@@ -1,0 +1,120 @@
+"""``make demo``: the main job end to end, offline, on the bundled fixtures.
+
+1. grade the bundled sessions with the recorded (hand-authored) judge replies;
+2. validate the judge against the bundled human labels;
+3. compare against the previous agent version's results (when bundled);
+4. write the HTML and Markdown reports;
+5. the deterministic task harness on two scripted agent versions.
+Each step runs the real ``research-judge`` command and shows it.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+from research_judge.cli import main as research_judge
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "demo-out"
+FIX = Path("fixtures")
+
+
+def step(title: str, *args: str, ok: tuple[int, ...] = (0,)) -> int:
+    print(f"\n=== {title}\n$ research-judge {shlex.join(args)}", flush=True)
+    code = research_judge(list(args))
+    sys.stdout.flush()
+    if code not in ok:
+        print(f"demo: step failed with exit code {code}", file=sys.stderr)
+        sys.exit(code)
+    return code
+
+
+def main() -> int:
+    if OUT.exists():
+        shutil.rmtree(OUT)  # a fresh run each time: no resume from an earlier demo
+    OUT.mkdir()
+    results = str(OUT / "results.jsonl")
+    judge = ["--provider", "scripted", "--model", "authored-lenient-judge"]
+    step(
+        "grade: two judge calls per session, answered from recordings (no network)",
+        "grade",
+        str(FIX / "sessions.jsonl"),
+        "--out",
+        results,
+        *judge,
+        "--replay",
+        str(FIX / "recordings"),
+        "--quiet",
+    )
+    step(
+        "grade a file with bad lines: each is named by file:line, the good sessions are graded",
+        "grade",
+        str(FIX / "bad_sessions.jsonl"),
+        "--out",
+        str(OUT / "bad-results.jsonl"),
+        *judge,
+        "--replay",
+        str(FIX / "recordings"),
+        "--quiet",
+        ok=(2,),
+    )
+    step(
+        "validate: how far can this judge be trusted? (against the team's labels)",
+        "validate",
+        results,
+        "--labels",
+        str(FIX / "labels.csv"),
+    )
+    report = [
+        "report",
+        results,
+        "--labels",
+        str(FIX / "labels.csv"),
+        "--html",
+        str(OUT / "report.html"),
+        "--md",
+        str(OUT / "report.md"),
+    ]
+    baseline = FIX / "baseline_results.jsonl"
+    if baseline.exists():
+        step(
+            "compare: the previous agent version against this one, per criterion",
+            "compare",
+            str(baseline),
+            results,
+            ok=(0, 1),
+        )
+        report += ["--baseline", str(baseline)]
+    step("report: one self-contained HTML file (and Markdown for CI comments)", *report)
+    _harness()
+    print(f"\nHTML report: {OUT / 'report.html'}")
+    return 0
+
+
+def _harness() -> None:
+    from fixtures.tasks.agents import v1
+    from research_judge.harness import format_report, read_tasks, run_tasks
+
+    tasks = FIX / "tasks" / "tasks.jsonl"
+    report = run_tasks(v1, read_tasks(tasks).tasks)
+    baseline = OUT / "tasks-v1.json"
+    baseline.write_text(report.to_json(), encoding="utf-8")
+    print(f"\n=== task harness: agent v1 (saved as {baseline.name})\n{format_report(report)}")
+    step(
+        "task harness: agent v2 against v1 (same pass rate, one regression, one fix)",
+        "tasks",
+        "run",
+        str(tasks),
+        "--agent",
+        "fixtures.tasks.agents:v2",
+        "--baseline",
+        str(baseline),
+        ok=(1,),
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,233 @@
+"""The work behind ``grade``: build the client chain and the judge, run the engine, summarise.
+
+Client chain, outermost first: recording (saves what the judge saw, cache hits included) ->
+response cache -> resilience (retries, adaptive concurrency, circuit breaker) -> provider SDK.
+Replay replaces the whole chain and never builds an SDK client.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from ..clients import ReplayJudge, make_client
+from ..clients.base import JudgeClient, JudgeRequest, JudgeResponse
+from ..clients.recording import RecordingJudge
+from ..engine import (
+    Budget,
+    CachingJudge,
+    Estimator,
+    ResilientClient,
+    RunOptions,
+    Selection,
+    grade_file,
+    parse_where,
+)
+from ..engine.select import sampled_ids
+from ..errors import ConfigError, InputFileError, ProviderDownError
+from ..judge import Judge, JudgeSettings
+from ..policy import load_policy
+from ..pricing import PriceTable
+from ..progress import Progress
+from ..prompts import PromptSet
+from ..results import iter_results
+from ..sessions import Session, iter_sessions
+from ..summary import format_summary, summarize
+from .grade import EXIT_FAILED_ITEMS, EXIT_OK, EXIT_PROVIDER_DOWN, EXIT_STOPPED, default_cache_dir
+
+
+def build_client(args: argparse.Namespace) -> JudgeClient:
+    if args.replay:
+        return ReplayJudge(args.replay, provider=args.provider, model=args.model)
+    client: JudgeClient = make_client(
+        args.provider, args.model, base_url=args.base_url, mode=args.mode, timeout=args.timeout
+    )
+    client = ResilientClient(client, concurrency=args.concurrency)
+    if not args.no_cache:
+        client = CachingJudge(client, args.cache_dir or default_cache_dir())
+    if args.record:
+        client = RecordingJudge(client, args.record)
+    return client
+
+
+def build_judge(args: argparse.Namespace, client: JudgeClient, prices: PriceTable) -> Judge:
+    policy = load_policy(args.config).with_overrides(
+        **{
+            f"min_{n}": getattr(args, f"min_{n}")
+            for n in (
+                "effectiveness",
+                "fluff",
+                "structure",
+                "grounding",
+                "relevance",
+                "utilization",
+            )
+        }
+    )
+    return Judge(
+        client,
+        prompts=PromptSet(args.prompts),
+        policy=policy,
+        settings=JudgeSettings(
+            max_attempts=args.max_attempts, strict_evidence=args.strict_evidence
+        ),
+        prices=prices,
+    )
+
+
+def _check_args(args: argparse.Namespace) -> None:
+    if args.concurrency < 1:
+        raise ConfigError(f"--concurrency must be at least 1, got {args.concurrency}")
+    if args.record and args.replay:
+        raise ConfigError("--record and --replay cannot be used together")
+
+
+async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
+    _check_args(args)
+    selection = Selection(where=parse_where(args.where), sample=args.sample, seed=args.seed)
+    prices = PriceTable.load(args.prices)
+    if args.dry_run:
+        return _dry_run(args, selection, prices, out)
+    client = build_client(args)
+    try:
+        judge = build_judge(args, client, prices)
+        budget = Budget(args.max_cost, Estimator(judge, prices)) if args.max_cost else None
+        total = None if (args.where or args.sample) else _count_lines(args.sessions)
+        progress = Progress(total, stream=err, enabled=not args.quiet)
+
+        def report_input_error(exc: InputFileError) -> None:
+            print(f"research-judge grade: {exc}", file=err)
+
+        try:
+            stats = await grade_file(
+                args.sessions,
+                args.out,
+                judge,
+                RunOptions(
+                    concurrency=args.concurrency,
+                    retry_errors=args.retry_errors,
+                    selection=selection,
+                ),
+                progress=progress,
+                budget=budget,
+                on_input_error=report_input_error,
+            )
+        except ProviderDownError as exc:
+            progress.close()
+            print(
+                f"research-judge grade: stopped: {exc}. {args.out} holds every session graded "
+                "so far; run the same command again to resume.",
+                file=err,
+            )
+            return EXIT_PROVIDER_DOWN
+    finally:
+        await client.aclose()
+
+    order = set(stats.order)
+    summary = summarize(
+        r
+        for r in iter_results(args.out)
+        if not isinstance(r, InputFileError) and r.session_id in order
+    )
+    cost = f"${stats.cost_usd:.4f}" if stats.cost_known else "unknown (no price for the model)"
+    run_line = (
+        f"this run: graded {stats.graded} (reused {stats.reused} from {args.out}), "
+        f"{stats.calls} judge calls ({stats.cache_hits} from cache/replay), "
+        f"tokens in {stats.input_tokens} (cached {stats.cached_input_tokens}) "
+        f"out {stats.output_tokens}, cost {cost}"
+    )
+    if args.json:
+        payload = {
+            "sessions": summary.sessions,
+            "graded": summary.graded,
+            "errors": summary.errors,
+            "error_kinds": summary.error_kinds,
+            "input_errors": len(stats.input_errors),
+            "pass_rate": summary.pass_rate,
+            "means": summary.means,
+            "evidence_verified": summary.evidence_verified,
+            "run": {
+                "graded": stats.graded,
+                "reused": stats.reused,
+                "calls": stats.calls,
+                "cache_hits": stats.cache_hits,
+                "input_tokens": stats.input_tokens,
+                "cached_input_tokens": stats.cached_input_tokens,
+                "output_tokens": stats.output_tokens,
+                "cost_usd": stats.cost_usd if stats.cost_known else None,
+                "stopped": stats.stopped,
+            },
+        }
+        print(json.dumps(payload, indent=2), file=out)
+    else:
+        print(format_summary(summary), file=out)
+        print(run_line, file=out)
+        if stats.input_errors:
+            print(f"input: {len(stats.input_errors)} bad line(s) skipped (listed above)", file=out)
+    if stats.stopped == "budget":
+        left = stats.selected - summary.sessions
+        print(
+            f"research-judge grade: stopped: --max-cost ${args.max_cost} reached; {left} "
+            "session(s) not sent. Raise the limit and run again to resume.",
+            file=err,
+        )
+        return EXIT_STOPPED
+    return EXIT_FAILED_ITEMS if stats.input_errors or summary.errors else EXIT_OK
+
+
+def _count_lines(path: str) -> int | None:
+    try:
+        with open(path, "rb") as handle:
+            return sum(1 for line in handle if line.strip())
+    except OSError:
+        return None  # iter_sessions reports the unreadable file with its name
+
+
+def _dry_run(
+    args: argparse.Namespace, selection: Selection, prices: PriceTable, out: TextIO
+) -> int:
+    # A dry run needs the prompts and the model name, never a client: use a stand-in.
+    judge = build_judge(args, _NoClient(args.provider, args.model), prices)
+    estimator = Estimator(judge, prices)
+    n = bad = tokens_in = tokens_out = 0
+    cost = 0.0
+    known = prices.price_for(args.model) is not None
+    keep = sampled_ids(Path(args.sessions), selection)
+    for _, item in iter_sessions(args.sessions):
+        if not isinstance(item, Session):
+            print(f"research-judge grade: {item}", file=sys.stderr)
+            bad += 1
+            continue
+        if not selection.matches(item) or (keep is not None and item.id not in keep):
+            continue
+        e = estimator.session(item)
+        n += 1
+        tokens_in += e.input_tokens
+        tokens_out += e.output_tokens
+        cost += e.cost_usd or 0.0
+    shown = f"${cost:.4f}" if known else f"unknown (no price for {args.model!r}; use --prices)"
+    print(
+        f"dry run: {n} session(s), 2 calls each; estimated input tokens {tokens_in}, "
+        f"output tokens {tokens_out}, cost {shown} (as of prices {prices.as_of}).\n"
+        "Estimate: rendered prompts at ~4 characters per token, expected reply sizes per call; "
+        "re-asks and provider prompt-cache discounts are not included.",
+        file=out,
+    )
+    if bad:
+        print(f"{bad} bad input line(s) would be skipped", file=out)
+    return EXIT_OK
+
+
+class _NoClient:
+    def __init__(self, provider: str, model: str) -> None:
+        self.provider = provider
+        self.model = model
+
+    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        raise AssertionError("a dry run never calls the judge")
+
+    async def aclose(self) -> None:
+        return None

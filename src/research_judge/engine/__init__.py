@@ -1,0 +1,24 @@
+"""The batch engine: many sessions through one judge, fast, resumable and within budget."""
+
+from __future__ import annotations
+
+from .cache import CachingJudge
+from .estimate import Budget, Estimate, Estimator
+from .resilience import AdaptiveLimiter, ResilientClient, RetryPolicy
+from .run import RunOptions, RunStats, grade_file
+from .select import Selection, parse_where
+
+__all__ = [
+    "AdaptiveLimiter",
+    "Budget",
+    "CachingJudge",
+    "Estimate",
+    "Estimator",
+    "ResilientClient",
+    "RetryPolicy",
+    "RunOptions",
+    "RunStats",
+    "Selection",
+    "grade_file",
+    "parse_where",
+]

@@ -1,0 +1,71 @@
+"""Pre-call token and cost estimates: what ``--dry-run`` prints and ``--max-cost`` reserves.
+
+Input tokens are the rendered requests at about four characters per token (tiktoken cannot load
+its encodings offline); output tokens follow the expected reply size per call. Re-asks and
+provider prompt-cache discounts are not included, so real runs usually cost a little less
+(cache) or a little more (re-asks) than the estimate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..clients.base import Usage
+from ..errors import ConfigError
+from ..judge import Judge
+from ..pricing import PriceTable
+from ..sessions import Session
+from ..tokens import estimate_output_tokens, estimate_request, guess_claim_count
+
+
+@dataclass(frozen=True)
+class Estimate:
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None
+
+
+class Estimator:
+    def __init__(self, judge: Judge, prices: PriceTable | None) -> None:
+        self.judge = judge
+        self.prices = prices
+
+    def session(self, session: Session) -> Estimate:
+        counting, scoring = self.judge.first_requests(session)
+        input_tokens = estimate_request(counting) + estimate_request(scoring)
+        output_tokens = estimate_output_tokens(
+            "counting", len(session.trajectory), guess_claim_count(session.answer)
+        ) + estimate_output_tokens("scoring", 0, 0)
+        cost = None
+        if self.prices is not None:
+            cost = self.prices.cost(self.judge.client.model, Usage(input_tokens, 0, output_tokens))
+        return Estimate(input_tokens, output_tokens, cost)
+
+
+class Budget:
+    """Stops new work before spent cost plus reserved estimates would pass ``limit``."""
+
+    def __init__(self, limit: float, estimator: Estimator) -> None:
+        if limit <= 0:
+            raise ConfigError(f"--max-cost must be positive, got {limit}")
+        model = estimator.judge.client.model
+        if estimator.prices is None or estimator.prices.price_for(model) is None:
+            raise ConfigError(
+                f"--max-cost needs a price for model {model!r}; add it with --prices FILE"
+            )
+        self.limit = limit
+        self.estimator = estimator
+        self.spent = 0.0
+        self.reserved = 0.0
+
+    def reserve(self, session: Session) -> float | None:
+        """The reserved amount, or None when this session would break the budget."""
+        amount = self.estimator.session(session).cost_usd or 0.0
+        if self.spent + self.reserved + amount > self.limit:
+            return None
+        self.reserved += amount
+        return amount
+
+    def settle(self, reserved: float, actual: float | None) -> None:
+        self.reserved -= reserved
+        self.spent += actual or 0.0

@@ -1,0 +1,165 @@
+"""The results file of a run: resume from it, append to it safely, leave it in input order.
+
+Lines are appended in input order (through the engine's reorder buffer) and flushed in small
+batches, so a killed run leaves a valid prefix plus at most one torn last line. On the next run
+the torn line is cut off, every complete line is kept, and only the missing sessions are sent.
+If a run regraded sessions that already had a line (``--retry-errors``, a changed judge), the
+file is rewritten once at the end, atomically, in input order with one line per session.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from pydantic import ValidationError
+
+from ..errors import InputFileError
+from ..results import Result
+
+# Errors that say nothing about the session itself: worth another try on any resume.
+TRANSIENT_ERROR_KINDS = frozenset({"api", "internal"})
+
+
+@dataclass(slots=True)
+class _Line:
+    session_id: str
+    offset: int
+    length: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Seen:
+    """Just what resume needs of an earlier result (not the result: 100k of those is a lot)."""
+
+    fingerprint: str
+    errored: bool
+    error_kind: str | None
+
+
+@dataclass
+class ExistingResults:
+    """What a previous run left: the latest result per session."""
+
+    seen: dict[str, _Seen] = field(default_factory=dict)
+    repaired_bytes: int = 0
+
+    def reusable(self, session_id: str, fingerprint: str, retry_errors: bool) -> bool:
+        """True when the earlier result can stand for this run; False means grade again."""
+        old = self.seen.get(session_id)
+        if old is None or old.fingerprint != fingerprint:
+            return False
+        return not (old.errored and (retry_errors or old.error_kind in TRANSIENT_ERROR_KINDS))
+
+
+class ResultsFile:
+    def __init__(self, path: str | Path, *, flush_every: int = 256) -> None:
+        self.path = Path(path)
+        self._lines: list[_Line] = []
+        self._handle: IO[bytes] | None = None
+        self._pending = 0
+        self._flush_every = flush_every
+
+    def load(self) -> ExistingResults:
+        """Read what is there (streamed), cutting off a torn last line.
+
+        A line that does not parse is only forgivable at the very end, where a killed run
+        leaves it; anywhere else it is an error and the file is left alone.
+        """
+        existing = ExistingResults()
+        if not self.path.exists():
+            return existing
+        offset, torn_at = 0, -1
+        with self.path.open("rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                start, offset = offset, offset + len(raw)
+                if torn_at >= 0:  # the bad line was not the last one after all
+                    raise InputFileError(
+                        self.path, "not a valid result line; refusing to resume over it", number - 1
+                    )
+                if not raw.strip():
+                    continue
+                try:
+                    result = Result.model_validate_json(raw)
+                except ValidationError:
+                    torn_at = start
+                    continue
+                existing.seen[result.session_id] = _Seen(
+                    result.judge.fingerprint if result.judge else "",
+                    result.error is not None,
+                    result.error_kind,
+                )
+                self._lines.append(_Line(result.session_id, start, len(raw)))
+        if torn_at >= 0:
+            existing.repaired_bytes = offset - torn_at
+            with self.path.open("r+b") as handle:
+                handle.truncate(torn_at)
+        elif self._lines and offset > 0 and not raw.endswith(b"\n"):
+            # A complete result whose newline was never written: finish the line.
+            with self.path.open("ab") as handle:
+                handle.write(b"\n")
+            self._lines[-1].length += 1
+            existing.repaired_bytes = -1
+        return existing
+
+    def append(self, result: Result) -> None:
+        if self._handle is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._handle = self.path.open("ab")
+        data = result.to_json_line().encode("utf-8")
+        offset = self._handle.tell()
+        self._handle.write(data)
+        self._lines.append(_Line(result.session_id, offset, len(data)))
+        self._pending += 1
+        if self._pending >= self._flush_every:
+            self.flush()
+
+    def flush(self) -> None:
+        """Hand written lines to the OS: a killed process then loses nothing already written.
+
+        (fsync, which only matters if the machine itself goes down, is left to ``close``.)
+        """
+        if self._handle is not None and self._pending:
+            self._handle.flush()
+            self._pending = 0
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self.flush()
+            os.fsync(self._handle.fileno())
+            self._handle.close()
+            self._handle = None
+
+    def finalize(self, input_order: list[str]) -> bool:
+        """Leave one line per session, sessions of this input first and in its order.
+
+        Lines for sessions not in this input (an earlier, larger run) are kept after them.
+        Returns True when the file had to be rewritten.
+        """
+        self.close()
+        latest: dict[str, _Line] = {line.session_id: line for line in self._lines}
+        rank = {sid: i for i, sid in enumerate(input_order)}
+        wanted = sorted(latest.values(), key=lambda ln: (rank.get(ln.session_id, len(rank)),))
+        if [ln.offset for ln in wanted] == [ln.offset for ln in self._lines]:
+            return False
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.")
+        try:
+            with self.path.open("rb") as src, os.fdopen(fd, "wb") as dst:
+                for line in wanted:
+                    src.seek(line.offset)
+                    dst.write(src.read(line.length))
+                dst.flush()
+                os.fsync(dst.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        position = 0
+        self._lines = []
+        for line in wanted:
+            self._lines.append(_Line(line.session_id, position, line.length))
+            position += line.length
+        return True

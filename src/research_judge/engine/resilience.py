@@ -1,0 +1,182 @@
+"""Transport resilience around any judge client: retries, adaptive concurrency, a circuit breaker.
+
+- Retries (tenacity) cover transient failures only: 429/529, 5xx, timeouts, dropped connections.
+  A Retry-After from the provider is honoured up to a cap; otherwise jittered exponential backoff.
+- ``AdaptiveLimiter`` caps requests in flight at ``--concurrency`` and halves the cap on a 429
+  (once per window, so one burst of 429s counts once), then creeps back up by about
+  one slot per window of successes (AIMD, as TCP does), so a rate-limited run slows down instead
+  of failing.
+- ``Health`` stops the run when the provider is plainly down: no success for ``down_after``
+  seconds while failures keep arriving, or credentials/model rejected outright.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
+from tenacity.wait import wait_base, wait_random_exponential
+
+from ..clients.base import JudgeClient, JudgeRequest, JudgeResponse
+from ..errors import ApiError, ProviderDownError, RateLimitError, TransientApiError
+
+FATAL_STATUSES = frozenset({401, 403, 404})
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    attempts: int = 8
+    max_retry_after: float = 60.0
+    backoff_base: float = 0.5
+    backoff_max: float = 30.0
+    down_after: float = 120.0
+    min_failures_for_down: int = 10
+
+
+class AdaptiveLimiter:
+    """A semaphore whose size moves: halved on rate limiting, grown back on success.
+
+    A burst of 429s answers requests that were all sent under the same limit, so only the first
+    of them cuts: each slot carries the limiter's epoch, and a 429 cuts only if its request was
+    sent under the current epoch (TCP's once-per-window rule, without a clock).
+    """
+
+    def __init__(self, maximum: int) -> None:
+        if maximum < 1:
+            raise ValueError("concurrency must be at least 1")
+        self.maximum = maximum
+        self.limit = float(maximum)
+        self.in_flight = 0
+        self.peak_in_flight = 0
+        self.cuts = 0
+        self.epoch = 0
+        self._cond = asyncio.Condition()
+
+    async def acquire(self) -> int:
+        """Wait for a slot; return the epoch it was granted in."""
+        async with self._cond:
+            await self._cond.wait_for(lambda: self.in_flight < int(self.limit))
+            self.in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+            return self.epoch
+
+    async def release(self) -> None:
+        async with self._cond:
+            self.in_flight -= 1
+            self._cond.notify_all()
+
+    def on_rate_limited(self, epoch: int) -> None:
+        if epoch == self.epoch:
+            self.limit = max(1.0, self.limit / 2)
+            self.epoch += 1
+            self.cuts += 1
+
+    def on_success(self) -> None:
+        # Additive increase: a full window of successes buys one more slot.
+        self.limit = min(float(self.maximum), self.limit + 1.0 / self.limit)
+
+
+class Health:
+    """Tracks whether the provider answers at all."""
+
+    def __init__(self, policy: RetryPolicy, clock: Callable[[], float] = time.monotonic) -> None:
+        self._policy = policy
+        self._clock = clock
+        self._failing_since: float | None = None
+        self._failures = 0
+
+    def success(self) -> None:
+        self._failing_since, self._failures = None, 0
+
+    def failure(self, exc: ApiError) -> None:
+        if exc.status in FATAL_STATUSES:
+            raise ProviderDownError(f"the provider rejected the request: {exc}", exc.status)
+        now = self._clock()
+        if self._failing_since is None:
+            self._failing_since = now
+        self._failures += 1
+        p = self._policy
+        if self._failures >= p.min_failures_for_down and now - self._failing_since >= p.down_after:
+            raise ProviderDownError(
+                f"no successful judge call for {now - self._failing_since:.0f}s and "
+                f"{self._failures} failures in a row (last: {exc}); stopping"
+            )
+
+
+class _RetryAfterWait(wait_base):
+    def __init__(self, policy: RetryPolicy) -> None:
+        self._cap = policy.max_retry_after
+        self._fallback = wait_random_exponential(
+            multiplier=policy.backoff_base, max=policy.backoff_max
+        )
+
+    def __call__(self, retry_state: RetryCallState) -> float:
+        exc = retry_state.outcome.exception() if retry_state.outcome else None
+        after = getattr(exc, "retry_after", None)
+        if isinstance(after, int | float) and after >= 0:
+            return min(float(after), self._cap)
+        return float(self._fallback(retry_state))
+
+
+class ResilientClient:
+    """Wraps a client so each request is limited, retried and watched."""
+
+    def __init__(
+        self,
+        inner: JudgeClient,
+        *,
+        concurrency: int,
+        policy: RetryPolicy | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.inner = inner
+        self.provider = inner.provider
+        self.model = inner.model
+        self.policy = policy or RetryPolicy()
+        self.limiter = AdaptiveLimiter(concurrency)
+        self.health = Health(self.policy, clock)
+        self.retries = 0
+        self.rate_limited = 0
+        self._sleep = sleep
+
+    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        retrying = AsyncRetrying(
+            retry=retry_if_exception_type(TransientApiError),
+            wait=_RetryAfterWait(self.policy),
+            stop=stop_after_attempt(self.policy.attempts),
+            sleep=self._sleep,
+            reraise=True,
+            before_sleep=self._count_retry,
+        )
+        async for attempt in retrying:
+            with attempt:
+                return await self._once(request)
+        raise AssertionError("unreachable: tenacity re-raises the last error")
+
+    async def _once(self, request: JudgeRequest) -> JudgeResponse:
+        epoch = await self.limiter.acquire()
+        try:
+            response = await self.inner.complete(request)
+        except RateLimitError as exc:
+            self.rate_limited += 1
+            self.limiter.on_rate_limited(epoch)
+            self.health.failure(exc)
+            raise
+        except ApiError as exc:
+            self.health.failure(exc)
+            raise
+        finally:
+            await self.limiter.release()
+        self.limiter.on_success()
+        self.health.success()
+        return response
+
+    def _count_retry(self, _state: RetryCallState) -> None:
+        self.retries += 1
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

@@ -1,0 +1,186 @@
+"""Grade many sessions: streamed input, bounded concurrency, ordered output, resume, budget.
+
+One async path. The input is read line by line; at most ``concurrency`` sessions are being
+graded at once and at most ``window`` are graded-but-unwritten, so memory is bounded whatever
+the file size. Results are written in input order through a small reorder buffer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import InputFileError, ProviderDownError
+from ..judge import Judge
+from ..progress import Progress
+from ..results import Result
+from ..sessions import Session, iter_sessions
+from .estimate import Budget
+from .output import ResultsFile
+from .select import Selection, sampled_ids
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    concurrency: int = 8
+    retry_errors: bool = False
+    selection: Selection = field(default_factory=Selection)
+    window: int | None = None  # reorder buffer; default 4 x concurrency, at least 64
+
+
+@dataclass
+class RunStats:
+    """What this run did (the summary of the whole file is computed from the file itself)."""
+
+    selected: int = 0
+    reused: int = 0
+    graded: int = 0
+    errors: int = 0
+    input_errors: list[InputFileError] = field(default_factory=list)
+    input_tokens: int = 0
+    cached_input_tokens: int = 0
+    output_tokens: int = 0
+    calls: int = 0
+    cache_hits: int = 0
+    cost_usd: float = 0.0
+    cost_known: bool = True  # False once a billable call had no price
+    stopped: str | None = None
+    rewritten: bool = False
+    repaired_torn_line: bool = False
+    order: list[str] = field(default_factory=list)
+
+    def add(self, result: Result) -> None:
+        self.graded += 1
+        self.errors += result.error is not None
+        u = result.usage
+        self.input_tokens += u.input_tokens
+        self.cached_input_tokens += u.cached_input_tokens
+        self.output_tokens += u.output_tokens
+        self.calls += u.calls
+        self.cache_hits += u.cache_hits
+        if u.cost_usd is not None:
+            self.cost_usd += u.cost_usd
+        elif u.calls > u.cache_hits:
+            self.cost_known = False
+
+
+async def grade_file(
+    sessions_path: str | Path,
+    out_path: str | Path,
+    judge: Judge,
+    options: RunOptions,
+    *,
+    progress: Progress | None = None,
+    budget: Budget | None = None,
+    on_input_error: Callable[[InputFileError], None] | None = None,
+) -> RunStats:
+    """Grade every selected session of ``sessions_path`` into ``out_path`` (resuming it)."""
+    stats = RunStats()
+    progress = progress or Progress.disabled()
+    out = ResultsFile(out_path)
+    existing = out.load()
+    stats.repaired_torn_line = existing.repaired_bytes != 0
+    keep = sampled_ids(Path(sessions_path), options.selection)
+    window = asyncio.Semaphore(options.window or max(64, 4 * options.concurrency))
+    in_flight = asyncio.Semaphore(options.concurrency)
+    finished: dict[int, Result] = {}
+    next_index = 0
+    fatal: list[BaseException] = []
+    tasks: set[asyncio.Task[None]] = set()
+
+    def drain() -> None:
+        nonlocal next_index
+        while next_index in finished:
+            result = finished.pop(next_index)
+            out.append(result)
+            stats.add(result)
+            window.release()
+            next_index += 1
+        out.flush()
+        progress.update(
+            done=stats.reused + stats.graded,
+            errors=stats.errors,
+            input_tokens=stats.input_tokens,
+            output_tokens=stats.output_tokens,
+            cost_usd=stats.cost_usd if stats.cost_known else None,
+        )
+
+    async def grade_one(index: int, session: Session, reserved: float) -> None:
+        try:
+            result = await judge.grade(session)
+        except ProviderDownError as exc:
+            fatal.append(exc)
+            return
+        except Exception as exc:  # a bug must cost one session, never the batch
+            result = _internal_error(judge, session, exc)
+        finally:
+            in_flight.release()
+        if budget is not None:
+            budget.settle(reserved, result.usage.cost_usd)
+        finished[index] = result
+        drain()
+
+    submitted = 0
+    try:
+        for _line, item in iter_sessions(sessions_path):
+            if isinstance(item, InputFileError):
+                stats.input_errors.append(item)
+                if on_input_error:
+                    on_input_error(item)
+                continue
+            if not options.selection.matches(item) or (keep is not None and item.id not in keep):
+                continue
+            stats.selected += 1
+            stats.order.append(item.id)
+            if existing.reusable(item.id, judge.fingerprint, options.retry_errors):
+                stats.reused += 1
+                continue
+            if fatal:
+                break
+            reserved = 0.0
+            if budget is not None:
+                amount = budget.reserve(item)
+                if amount is None:
+                    stats.stopped = "budget"
+                    break
+                reserved = amount
+            await window.acquire()
+            await in_flight.acquire()
+            if fatal:
+                in_flight.release()
+                break
+            task = asyncio.create_task(grade_one(submitted, item, reserved))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+            submitted += 1
+        if tasks:
+            await asyncio.gather(*tasks)
+    finally:
+        out.close()
+    # Even a stopped run leaves one line per session, in input order, ready to resume.
+    stats.rewritten = out.finalize(stats.order)
+    progress.close()
+    if fatal:
+        stats.stopped = "provider_down"
+        raise fatal[0]
+    return stats
+
+
+def _internal_error(judge: Judge, session: Session, exc: Exception) -> Result:
+    return Result.model_validate(
+        {
+            "session_id": session.id,
+            "error": f"internal error: {type(exc).__name__}: {exc}",
+            "error_kind": "internal",
+            "judge": {
+                "provider": judge.client.provider,
+                "model": judge.client.model,
+                "prompts": judge.prompt_refs,
+                "fingerprint": judge.fingerprint,
+            },
+            "question": session.question,
+            "metadata": session.metadata,
+        }
+    )

@@ -1,0 +1,58 @@
+"""Which sessions a run grades: all, those whose metadata match, or a seeded sample.
+
+The sample is chosen by hashing (seed, session id) and keeping the N smallest hashes: it does not
+depend on line order, and a file that grows keeps most of the same sample, so a cheap layer run on
+every change looks at the same sessions each time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import ConfigError
+from ..sessions import Session, iter_sessions
+
+
+@dataclass(frozen=True)
+class Selection:
+    where: Mapping[str, str] = field(default_factory=dict)
+    sample: int | None = None
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.sample is not None and self.sample < 1:
+            raise ConfigError(f"--sample must be at least 1, got {self.sample}")
+
+    def matches(self, session: Session) -> bool:
+        return all(str(session.metadata.get(k)) == v for k, v in self.where.items())
+
+    def sample_key(self, session_id: str) -> bytes:
+        return hashlib.sha256(f"{self.seed}\0{session_id}".encode()).digest()
+
+
+def parse_where(items: list[str]) -> dict[str, str]:
+    """``["tier=smoke", "domain=energy"]`` -> ``{"tier": "smoke", "domain": "energy"}``."""
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--where takes KEY=VALUE, got {item!r}")
+        out[key] = value
+    return out
+
+
+def sampled_ids(path: Path, selection: Selection) -> set[str] | None:
+    """The ids a sampled run keeps (one streaming pass over the file), or None for 'all'."""
+    if selection.sample is None:
+        return None
+    keyed = (
+        (selection.sample_key(item.id), item.id)
+        for _, item in iter_sessions(path)
+        if isinstance(item, Session) and selection.matches(item)
+    )
+    # nsmallest keeps a heap of N, so memory stays bounded by the sample, not the file.
+    return {sid for _, sid in heapq.nsmallest(selection.sample, keyed)}

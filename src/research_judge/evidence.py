@@ -1,0 +1,85 @@
+"""Evidence verification: does each quote the judge gives really occur where it must?
+
+A judge that invents quotes looks exactly like one that read carefully, unless the quotes are
+checked. Matching tolerates case, whitespace, quote styles and minor punctuation, and accepts an
+ellipsis between fragments that appear in order; it does not tolerate changed words.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .sessions import Session
+from .verdicts import Verdict
+
+# A number keeps its sign, decimal point and thousands separators, so "5 million" is not found in
+# "1.5 million", nor "20 °C" in "-20 °C"; everything else that is not a word character separates.
+_WORD = re.compile(r"(?:(?<!\w)[-\u2212])?\d+(?:[.,]\d+)*\w*|\w+")
+_ELLIPSIS = re.compile(r"\.\.\.|…|\[\.\.\.\]")
+
+
+def fold(text: str) -> str:
+    """Case-, width- and punctuation-insensitive form: words separated by single spaces."""
+    text = unicodedata.normalize("NFKC", text).casefold().replace("\u2212", "-")
+    return " ".join(_WORD.findall(text))
+
+
+def occurs_in(quote: str, folded_sources: Iterable[str]) -> bool:
+    """True when every ellipsis-separated fragment of ``quote`` occurs, in order, in a source."""
+    fragments = [fold(part) for part in _ELLIPSIS.split(quote)]
+    fragments = [f for f in fragments if f]
+    if not fragments:
+        return False
+    for source in folded_sources:
+        # Pad with spaces so fragments match on word boundaries ("cat" is not in "concatenate").
+        padded, position = f" {source} ", 0
+        for fragment in fragments:
+            found = padded.find(f" {fragment} ", position)
+            if found < 0:
+                break
+            position = found + len(fragment) + 1
+        else:
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class CheckedVerdict:
+    verdict: Verdict
+    evidence_verified: bool
+    claim_verified: bool | None  # None for relevant/used verdicts, which quote no claim
+
+
+class EvidenceChecker:
+    """Folds a session's texts once, then checks each verdict against the right ones."""
+
+    def __init__(self, session: Session) -> None:
+        self._answer = fold(session.answer)
+        self._refs = {
+            ref.id: fold(" ".join(filter(None, (ref.title, ref.content))))
+            for ref in session.trajectory
+        }
+        self._everything = [self._answer, fold(session.question), *self._refs.values()]
+
+    def check(self, verdict: Verdict) -> CheckedVerdict:
+        return CheckedVerdict(verdict, self._evidence_ok(verdict), self._claim_ok(verdict))
+
+    def _evidence_ok(self, v: Verdict) -> bool:
+        if not v.answer:
+            # A "no" quotes the closest passage checked: it must come from the session somewhere.
+            return occurs_in(v.evidence, self._everything)
+        if v.check == "relevant":
+            return occurs_in(v.evidence, [self._refs[v.id]])
+        if v.check == "used":
+            return occurs_in(v.evidence, [self._refs[v.id], self._answer])
+        # grounded "yes": the quote must come from the reference named as its source.
+        source = self._refs.get(v.source or "")
+        return source is not None and occurs_in(v.evidence, [source])
+
+    def _claim_ok(self, v: Verdict) -> bool | None:
+        if v.check != "grounded":
+            return None
+        return bool(v.claim) and occurs_in(v.claim or "", [self._answer])

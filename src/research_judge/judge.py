@@ -1,0 +1,296 @@
+"""Grade one session: two judge calls, re-asks on invalid output, ratios, scores, verdict.
+
+Invalid output is the judge's misbehaviour, not a verdict: the judge is told what was wrong and
+asked again, up to ``max_attempts`` in all; then the session is recorded with an error and no
+verdict, so it stays out of every statistic. Transport failures are retried below this layer
+(see ``engine.resilience``) and reach this module only once retries are spent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from .clients.base import JudgeClient, JudgeRequest, Message, Usage, content_hash
+from .errors import (
+    ApiError,
+    ConfigError,
+    InvalidJudgeOutput,
+    JudgeRefusal,
+    ProviderDownError,
+    ReplayMissError,
+    ResearchJudgeError,
+)
+from .evidence import CheckedVerdict, EvidenceChecker
+from .policy import VerdictPolicy
+from .pricing import PriceTable
+from .prompts import PromptSet
+from .ratios import compute_ratios
+from .results import Result
+from .sessions import Session
+from .verdicts import COUNTING_SCHEMA, SCORING_SCHEMA, Score, Verdict, parse_counting, parse_scoring
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """How the judge is asked. Every default lives here and only here."""
+
+    max_attempts: int = 3
+    strict_evidence: bool = False
+    temperature: float | None = 0.0
+    counting_max_tokens: int = 8192
+    scoring_max_tokens: int = 2048
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1:
+            raise ConfigError(f"max attempts must be at least 1, got {self.max_attempts}")
+
+
+@dataclass
+class _Outcome(Generic[T]):
+    value: T | None = None
+    error: str | None = None
+    error_kind: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    billable: Usage = field(default_factory=Usage)
+    calls: int = 0
+    cache_hits: int = 0
+
+
+class Judge:
+    """Turns a ``Session`` into a ``Result`` using any ``JudgeClient``."""
+
+    def __init__(
+        self,
+        client: JudgeClient,
+        *,
+        prompts: PromptSet | None = None,
+        policy: VerdictPolicy | None = None,
+        settings: JudgeSettings | None = None,
+        prices: PriceTable | None = None,
+    ) -> None:
+        self.client = client
+        self.prompts = prompts or PromptSet()
+        self.policy = policy or VerdictPolicy()
+        self.settings = settings or JudgeSettings()
+        self.prices = prices
+        self.prompt_refs = {
+            name: {"name": name, "sha256": pair.sha256} for name, pair in self.prompts.calls.items()
+        }
+        # Everything that changes what a result would say; resume regrades on any difference.
+        self.fingerprint = content_hash(
+            {
+                "provider": client.provider,
+                "model": client.model,
+                "prompts": self.prompt_refs,
+                "settings": self.settings.__dict__,
+                "policy": self.policy.to_dict(),
+            }
+        )
+
+    # --- requests ---------------------------------------------------------------------------
+
+    def first_requests(self, session: Session) -> tuple[JudgeRequest, JudgeRequest]:
+        """The two opening requests for a session (also what ``--dry-run`` estimates)."""
+        nonce = _nonce(session)
+        variables: dict[str, Any] = {
+            "nonce": nonce,
+            "question": session.question,
+            "answer": session.answer,
+            "references": [ref.model_dump() for ref in session.trajectory],
+        }
+        counting = self.prompts.calls["counting"]
+        scoring = self.prompts.calls["scoring"]
+        s = self.settings
+        return (
+            JudgeRequest(
+                call="counting",
+                system=counting.system,
+                messages=(Message("user", counting.render_user(**variables)),),
+                schema_name="counting_verdicts",
+                schema=COUNTING_SCHEMA,
+                max_output_tokens=s.counting_max_tokens,
+                temperature=s.temperature,
+                session_id=session.id,
+            ),
+            JudgeRequest(
+                call="scoring",
+                system=scoring.system,
+                messages=(Message("user", scoring.render_user(**variables)),),
+                schema_name="criterion_scores",
+                schema=SCORING_SCHEMA,
+                max_output_tokens=s.scoring_max_tokens,
+                temperature=s.temperature,
+                session_id=session.id,
+            ),
+        )
+
+    # --- grading ------------------------------------------------------------------------------
+
+    async def grade(self, session: Session) -> Result:
+        counting_request, scoring_request = self.first_requests(session)
+        ids = session.reference_ids
+        counted, scored = await asyncio.gather(
+            self._ask(counting_request, lambda text: parse_counting(text, ids)),
+            self._ask(scoring_request, parse_scoring),
+        )
+        return self._assemble(session, counted, scored)
+
+    async def _ask(self, request: JudgeRequest, parse: Callable[[str], T]) -> _Outcome[T]:
+        out: _Outcome[T] = _Outcome()
+        problems: list[str] = []
+        for _attempt in range(self.settings.max_attempts):
+            try:
+                response = await self.client.complete(request)
+            except JudgeRefusal as exc:
+                out.calls += 1
+                problems = [f"the reply was refused or cut off ({exc}); answer more briefly"]
+                request = _with_feedback(request, None, self.prompts.render_reask(problems))
+                continue
+            except ReplayMissError as exc:
+                return _failed(out, f"{request.call} call: {exc}", "replay_miss")
+            except ProviderDownError:
+                raise  # the whole run stops; this session stays ungraded, not errored
+            except ApiError as exc:
+                return _failed(out, f"{request.call} call: API error: {exc}", "api")
+            except ResearchJudgeError as exc:
+                return _failed(out, f"{request.call} call: {exc}", "client")
+            out.calls += 1
+            out.usage += response.usage
+            if response.cached:
+                out.cache_hits += 1
+            else:
+                out.billable += response.usage
+            try:
+                out.value = parse(response.content)
+                return out
+            except InvalidJudgeOutput as exc:
+                problems = exc.problems
+                feedback = self.prompts.render_reask(problems)
+                request = _with_feedback(request, response.content, feedback)
+        summary = "; ".join(problems[:5])
+        return _failed(
+            out,
+            f"{request.call} call: invalid judge output after {out.calls} attempts: {summary}",
+            "judge_output",
+        )
+
+    def _assemble(
+        self, session: Session, counted: _Outcome[list[Verdict]], scored: _Outcome[dict[str, Score]]
+    ) -> Result:
+        usage = counted.usage + scored.usage
+        billable = counted.billable + scored.billable
+        cost = self.prices.cost(self.client.model, billable) if self.prices else None
+        base: dict[str, Any] = {
+            "session_id": session.id,
+            "judge": {
+                "provider": self.client.provider,
+                "model": self.client.model,
+                "prompts": self.prompt_refs,
+                "fingerprint": self.fingerprint,
+            },
+            "usage": {
+                "input_tokens": usage.input_tokens,
+                "cached_input_tokens": usage.cached_input_tokens,
+                "output_tokens": usage.output_tokens,
+                "calls": counted.calls + scored.calls,
+                "cache_hits": counted.cache_hits + scored.cache_hits,
+                "cost_usd": cost,
+            },
+            "answer_stats": {"chars": len(session.answer), "words": len(session.answer.split())},
+            "question": session.question,
+            "metadata": session.metadata,
+        }
+        if counted.value is None or scored.value is None:
+            failed = counted if counted.value is None else scored
+            errors = [o.error for o in (counted, scored) if o.error]
+            return Result.model_validate(
+                {**base, "error": " | ".join(errors), "error_kind": failed.error_kind}
+            )
+
+        checker = EvidenceChecker(session)
+        checked = [checker.check(v) for v in counted.value]
+        strict = self.settings.strict_evidence
+        ratios = compute_ratios(
+            session.reference_ids,
+            [(c.verdict.id, c.verdict.check, _counts_as_yes(c, strict)) for c in checked],
+        )
+        verdict, reasons = self.policy.decide(ratios, scored.value)
+        quotes = [c.evidence_verified for c in checked] + [
+            c.claim_verified for c in checked if c.claim_verified is not None
+        ]
+        verified = sum(quotes)
+        return Result.model_validate(
+            {
+                **base,
+                "ratios": ratios.to_dict(),
+                "scores": {
+                    name: {"score": s.score, "reasoning": s.reasoning, "evidence": s.evidence}
+                    for name, s in scored.value.items()
+                },
+                "verdicts": [_verdict_dict(c) for c in checked],
+                "verdict": verdict,
+                "verdict_reasons": reasons,
+                "evidence": {
+                    "verified": verified,
+                    "total": len(quotes),
+                    "share": round(verified / len(quotes), 4) if quotes else None,
+                },
+            }
+        )
+
+
+def _failed(out: _Outcome[T], message: str, kind: str) -> _Outcome[T]:
+    out.error, out.error_kind = message, kind
+    return out
+
+
+def _with_feedback(request: JudgeRequest, bad_reply: str | None, feedback: str) -> JudgeRequest:
+    """The same conversation plus the rejected reply and what was wrong with it."""
+    extra = (Message("assistant", bad_reply),) if bad_reply is not None else ()
+    return JudgeRequest(
+        call=request.call,
+        system=request.system,
+        messages=(*request.messages, *extra, Message("user", feedback)),
+        schema_name=request.schema_name,
+        schema=request.schema,
+        max_output_tokens=request.max_output_tokens,
+        temperature=request.temperature,
+        session_id=request.session_id,
+    )
+
+
+def _counts_as_yes(checked: CheckedVerdict, strict: bool) -> bool:
+    # Strict mode: a "yes" whose quote cannot be found is not believed.
+    yes = checked.verdict.answer
+    if strict and yes:
+        return checked.evidence_verified and checked.claim_verified is not False
+    return yes
+
+
+def _verdict_dict(checked: CheckedVerdict) -> dict[str, Any]:
+    v = checked.verdict
+    out: dict[str, Any] = {
+        "id": v.id,
+        "check": v.check,
+        "answer": "yes" if v.answer else "no",
+        "evidence": v.evidence,
+        "evidence_verified": checked.evidence_verified,
+    }
+    if v.check == "grounded":
+        out |= {"claim": v.claim, "source": v.source, "claim_verified": checked.claim_verified}
+    return out
+
+
+def _nonce(session: Session) -> str:
+    """A marker tag derived from the session text: text cannot forge a marker it must contain."""
+    h = hashlib.sha256()
+    for part in (session.question, session.answer, *(r.content for r in session.trajectory)):
+        h.update(part.encode("utf-8"))
+        h.update(b"\0")
+    return h.hexdigest()[:12]

@@ -1,0 +1,96 @@
+"""Judge prompts: Jinja2 files in ``prompts/``, rendered strictly, identified by content hash.
+
+Each judge call has a static ``<name>.system.j2`` (the instructions, sent first so provider prompt
+caches hit) and a ``<name>.user.j2`` (the session material). Session text only ever enters as
+template *variables*: it is never compiled as a template and never HTML-escaped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from .errors import ConfigError
+
+CALLS = ("counting", "scoring")
+
+
+def default_prompts_dir() -> Path:
+    """The packaged prompts (in a wheel) or, in a source checkout, the top-level folder."""
+    packaged = Path(str(resources.files("research_judge"))) / "prompts"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "prompts"
+
+
+@dataclass(frozen=True)
+class PromptPair:
+    """The two templates of one call, their name and the hash of both texts."""
+
+    name: str
+    system: str
+    user_template: jinja2.Template
+    sha256: str
+
+    def render_user(self, **variables: Any) -> str:
+        try:
+            return self.user_template.render(**variables)
+        except jinja2.UndefinedError as exc:
+            raise ConfigError(f"prompt {self.name!r}: {exc.message}") from exc
+
+
+class PromptSet:
+    """All templates the judge needs, loaded once from one folder."""
+
+    def __init__(self, directory: str | Path | None = None) -> None:
+        self.directory = Path(directory) if directory is not None else default_prompts_dir()
+        if not self.directory.is_dir():
+            raise ConfigError(f"prompts folder not found: {self.directory}")
+        self._env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(self.directory),
+            undefined=jinja2.StrictUndefined,
+            autoescape=False,
+            keep_trailing_newline=True,
+        )
+        self.calls = {name: self._load_pair(name) for name in CALLS}
+        self.reask = self._template("reask.j2")
+        # Render once now: a broken re-ask template must fail at start-up, not mid-batch.
+        self._render("reask.j2", self.reask, problems=["example problem"])
+
+    def _read(self, filename: str) -> str:
+        path = self.directory / filename
+        try:
+            return path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot read prompt {path}: {exc.strerror or exc}") from exc
+
+    def _template(self, filename: str) -> jinja2.Template:
+        try:
+            return self._env.from_string(self._read(filename))
+        except jinja2.TemplateSyntaxError as exc:
+            raise ConfigError(f"{self.directory / filename}:{exc.lineno}: {exc.message}") from exc
+
+    def _render(self, filename: str, template: jinja2.Template, **variables: Any) -> str:
+        try:
+            return template.render(**variables)
+        except jinja2.TemplateError as exc:
+            raise ConfigError(f"{self.directory / filename}: {exc.message}") from exc
+
+    def _load_pair(self, name: str) -> PromptPair:
+        system_text = self._read(f"{name}.system.j2")
+        user_text = self._read(f"{name}.user.j2")
+        # The system prompt is static; rendering it with no variables proves it has none.
+        system_file = f"{name}.system.j2"
+        system = self._render(system_file, self._template(system_file))
+        digest = hashlib.sha256(
+            f"{name}.system.j2\0{system_text}\0{name}.user.j2\0{user_text}".encode()
+        ).hexdigest()
+        return PromptPair(name, system, self._template(f"{name}.user.j2"), digest)
+
+    def render_reask(self, problems: list[str]) -> str:
+        return self._render("reask.j2", self.reask, problems=problems)

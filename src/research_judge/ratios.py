@@ -1,0 +1,37 @@
+"""Ratios computed in code from the judge's yes/no verdicts (contract section 3).
+
+The judge never divides: it answers yes or no, and these few lines do the arithmetic, so the
+numbers cannot drift with the judge's mood. A zero denominator is undefined (None), never 0 or 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Ratios:
+    relevance: float | None
+    utilization: float | None
+    grounding: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def compute_ratios(reference_ids: list[str], verdicts: list[tuple[str, str, bool]]) -> Ratios:
+    """Ratios from ``(id, check, counted_yes)`` triples; a zero denominator gives None."""
+    n_refs = len(reference_ids)
+    relevant = sum(1 for _, check, yes in verdicts if check == "relevant" and yes)
+    used = sum(1 for _, check, yes in verdicts if check == "used" and yes)
+    claims = [yes for _, check, yes in verdicts if check == "grounded"]
+    return Ratios(
+        relevance=_ratio(relevant, n_refs),
+        utilization=_ratio(used, n_refs),
+        grounding=_ratio(sum(claims), len(claims)),
+    )
+
+
+def _ratio(numerator: int, denominator: int) -> float | None:
+    return None if denominator == 0 else round(numerator / denominator, 4)

@@ -1,0 +1,104 @@
+"""Ingest: logged research sessions from JSONL, validated at the boundary (contract section 1).
+
+Reading is streamed: each line becomes a ``Session`` or an ``InputFileError`` naming the file and
+line, so one bad line never stops the good ones from being graded.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from .errors import InputFileError
+
+
+class Reference(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    id: str = Field(min_length=1)
+    content: str
+    title: str | None = None
+    url: str | None = None
+
+
+class Session(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    id: str = Field(min_length=1)
+    question: str
+    answer: str
+    trajectory: list[Reference] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _unique_reference_ids(self) -> Session:
+        seen: set[str] = set()
+        for ref in self.trajectory:
+            if ref.id in seen:
+                raise ValueError(f"duplicate reference id {ref.id!r} in trajectory")
+            seen.add(ref.id)
+        return self
+
+    @property
+    def reference_ids(self) -> list[str]:
+        return [ref.id for ref in self.trajectory]
+
+
+def iter_sessions(path: str | Path) -> Iterator[tuple[int, Session | InputFileError]]:
+    """Yield ``(line_number, session_or_error)`` for every non-blank line, in file order.
+
+    Duplicate session ids are errors on the later line; the first occurrence is kept.
+    """
+    p = Path(path)
+    try:
+        handle = p.open("rb")
+    except OSError as exc:
+        raise InputFileError(p, f"cannot read sessions: {exc.strerror or exc}") from exc
+    seen: set[str] = set()
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            # Decoded line by line, so one line of bad bytes is that line's error, not the file's;
+            # "utf-8-sig" on line 1 drops the byte-order mark some editors write.
+            try:
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                yield number, InputFileError(p, f"not valid UTF-8 (byte {exc.start + 1})", number)
+                continue
+            if not line.strip():
+                continue
+            item = parse_session_line(p, number, line)
+            if isinstance(item, Session):
+                if item.id in seen:
+                    item = InputFileError(p, f"duplicate session id {item.id!r}", number)
+                else:
+                    seen.add(item.id)
+            yield number, item
+
+
+def parse_session_line(path: Path, number: int, line: str) -> Session | InputFileError:
+    try:
+        raw = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return InputFileError(path, f"not valid JSON ({exc.msg} at column {exc.colno})", number)
+    if not isinstance(raw, dict):
+        return InputFileError(path, f"expected a JSON object, got {type(raw).__name__}", number)
+    try:
+        return Session.model_validate(raw)
+    except ValidationError as exc:
+        label = f"session {raw['id']!r}: " if isinstance(raw.get("id"), str) else ""
+        return InputFileError(path, label + describe_validation_error(exc), number)
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    """The first problem of a pydantic error, in words: ``trajectory.1.content: missing``."""
+    parts = []
+    for err in exc.errors()[:3]:
+        where = ".".join(str(p) for p in err.get("loc", ()))
+        msg = "missing" if err.get("type") == "missing" else str(err.get("msg"))
+        msg = msg.removeprefix("Value error, ")
+        parts.append(f"{where}: {msg}" if where else msg)
+    return "; ".join(parts)

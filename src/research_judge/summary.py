@@ -1,0 +1,74 @@
+"""Headline numbers of a set of results: what ``grade`` prints at the end and the demo shows."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from .results import CRITERIA, RATIO_NAMES, Result
+
+
+@dataclass
+class Summary:
+    sessions: int = 0
+    graded: int = 0
+    errors: int = 0
+    passed: int = 0
+    error_kinds: dict[str, int] = field(default_factory=dict)
+    means: dict[str, float | None] = field(default_factory=dict)
+    evidence_verified: float | None = None
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.passed / self.graded if self.graded else None
+
+
+def summarize(results: Iterable[Result]) -> Summary:
+    """Errored sessions are counted, then left out of every mean and of the pass rate."""
+    s = Summary()
+    sums = dict.fromkeys(CRITERIA, 0.0)
+    counts = dict.fromkeys(CRITERIA, 0)
+    verified = quotes = 0
+    for r in results:
+        s.sessions += 1
+        if not r.ok:
+            s.errors += 1
+            kind = r.error_kind or "unknown"
+            s.error_kinds[kind] = s.error_kinds.get(kind, 0) + 1
+            continue
+        s.graded += 1
+        s.passed += r.verdict == "pass"
+        verified += r.evidence.verified
+        quotes += r.evidence.total
+        for name in CRITERIA:
+            value = r.criterion_value(name)
+            if value is not None:
+                # Ratios stay on 0-1; scores are shown on their own 1-3 scale.
+                sums[name] += value if name in RATIO_NAMES else 1 + 2 * value
+                counts[name] += 1
+    s.means = {n: (sums[n] / counts[n] if counts[n] else None) for n in CRITERIA}
+    s.evidence_verified = verified / quotes if quotes else None
+    return s
+
+
+def format_summary(s: Summary) -> str:
+    def pct(x: float | None) -> str:
+        return "n/a" if x is None else f"{100 * x:.0f}%"
+
+    def num(x: float | None, digits: int = 2) -> str:
+        return "n/a" if x is None else f"{x:.{digits}f}"
+
+    kinds = ", ".join(f"{k} {v}" for k, v in sorted(s.error_kinds.items()))
+    lines = [
+        f"sessions {s.sessions}: graded {s.graded}, errors {s.errors}"
+        + (f" ({kinds})" if kinds else ""),
+        f"pass rate {pct(s.pass_rate)} ({s.passed}/{s.graded})",
+        "ratios   relevance {}  utilization {}  grounding {}".format(
+            *(num(s.means[n]) for n in ("relevance", "utilization", "grounding"))
+        ),
+        "scores   effectiveness {}  fluff {}  structure {}  (1-3)".format(
+            *(num(s.means[n]) for n in ("effectiveness", "fluff", "structure"))
+        ),
+        f"evidence quotes verified {pct(s.evidence_verified)}",
+    ]
+    return "\n".join(lines)

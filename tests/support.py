@@ -1,0 +1,88 @@
+"""Builders shared by the judge and engine tests: sessions and well-formed judge replies."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from research_judge.clients.base import JudgeRequest
+
+CRITERIA = ("effectiveness", "fluff", "structure")
+
+
+def session(sid: str = "s-1", *, refs: int = 2, answer: str | None = None) -> dict[str, Any]:
+    trajectory = [
+        {"id": f"r{i}", "title": f"Source {i}", "url": None, "content": f"Fact {i} is true here."}
+        for i in range(1, refs + 1)
+    ]
+    return {
+        "id": sid,
+        "question": f"What is true about question {sid}?",
+        "answer": answer if answer is not None else "Fact 1 is true [r1]. Fact 9 is invented.",
+        "trajectory": trajectory,
+        "metadata": {"agent_version": "v1"},
+    }
+
+
+def write_sessions(path: Path, sessions: list[dict[str, Any]], extra_lines: list[str] = ()) -> Path:
+    with path.open("w", encoding="utf-8") as out:
+        for s in sessions:
+            out.write(json.dumps(s) + "\n")
+        for line in extra_lines:
+            out.write(line + "\n")
+    return path
+
+
+def counting_reply(ref_ids: list[str], grounded: list[bool] = (True, False)) -> dict[str, Any]:
+    verdicts: list[dict[str, Any]] = []
+    for rid in ref_ids:
+        n = rid.removeprefix("r")
+        verdicts.append(
+            {"id": rid, "check": "relevant", "answer": "yes", "evidence": f"Fact {n} is true"}
+        )
+        verdicts.append(
+            {
+                "id": rid,
+                "check": "used",
+                "answer": "yes" if rid == "r1" else "no",
+                "evidence": f"Fact {n} is true",
+            }
+        )
+    claims = ["Fact 1 is true", "Fact 9 is invented"]
+    for i, ok in enumerate(grounded, start=1):
+        verdicts.append(
+            {
+                "id": f"c{i}",
+                "check": "grounded",
+                "answer": "yes" if ok else "no",
+                "evidence": "Fact 1 is true here" if ok else "Fact 9 is invented",
+                "claim": claims[(i - 1) % 2],
+                "source": "r1" if ok else None,
+            }
+        )
+    return {"verdicts": verdicts}
+
+
+def scoring_reply(effectiveness: int = 3, fluff: int = 3, structure: int = 3) -> dict[str, Any]:
+    values = {"effectiveness": effectiveness, "fluff": fluff, "structure": structure}
+    return {
+        "scores": [
+            {"criterion": c, "reasoning": f"reasoning for {c}", "evidence": "Fact 1", "score": v}
+            for c, v in values.items()
+        ]
+    }
+
+
+def ref_ids_in(request: JudgeRequest) -> list[str]:
+    """Reference ids named in the rendered counting prompt (the line listing them)."""
+    for line in request.messages[0].content.splitlines():
+        if line.startswith("The trajectory holds") and ":" in line:
+            return [part.strip(" .") for part in line.split(":", 1)[1].split(",")]
+    return []
+
+
+def good_responder(request: JudgeRequest) -> dict[str, Any]:
+    if request.call == "counting":
+        return counting_reply(ref_ids_in(request))
+    return scoring_reply()
