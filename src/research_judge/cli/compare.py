@@ -1,15 +1,71 @@
-"""`research-judge compare` (placeholder until its issue lands)."""
+"""`research-judge compare BASELINE CURRENT`: did the current run get worse? (contract section 8)
+
+Exit 0 when no metric dropped by more than the threshold, 1 when one did, 2 on bad input.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 from typing import Any
+
+from ..errors import UserError
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser("compare", help="(not yet implemented)")
+    p = subparsers.add_parser(
+        "compare",
+        help="compare two results files and flag metrics that dropped",
+        description=(
+            "Compare two results files on the sessions they share: pass rate and the six "
+            "criteria (scores on the 0..1 scale as (score - 1) / 2), each with a paired "
+            "significance test, plus regressions (pass -> fail) and fixes. Exit 0 when nothing "
+            "dropped by more than the threshold, 1 when something did, 2 on bad input."
+        ),
+    )
+    p.add_argument("baseline", metavar="BASELINE.jsonl", help="results of the reference run")
+    p.add_argument("current", metavar="CURRENT.jsonl", help="results of the run to check")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object (the contract's keys plus tests, judges, movers, warnings)",
+    )
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=0.05,
+        metavar="X",
+        help="flag a metric that drops by more than X on the 0..1 scale (default 0.05)",
+    )
+    p.add_argument(
+        "--critical-threshold",
+        type=float,
+        default=0.10,
+        metavar="X",
+        help="a pass-rate drop beyond X is flagged critical rather than warning (default 0.10)",
+    )
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise NotImplementedError("compare")
+    from ..compare import compare_runs, render_text
+    from ..results import read_results
+
+    baseline = read_results(args.baseline)
+    current = read_results(args.current)
+    cmp = compare_runs(
+        baseline,
+        current,
+        threshold=args.threshold,
+        critical_threshold=args.critical_threshold,
+    )
+    if cmp.n_common == 0:
+        # A gate that passes because it compared nothing would hide a broken pipeline.
+        raise UserError(
+            f"{args.baseline} and {args.current} share no session ids: nothing to compare"
+        )
+    if args.json:
+        print(json.dumps(cmp.to_dict(), indent=2, ensure_ascii=False, allow_nan=False))
+    else:
+        print(render_text(cmp), end="")
+    return 1 if cmp.flagged else 0

@@ -1,15 +1,77 @@
-"""`research-judge report` (placeholder until its issue lands)."""
+"""`research-judge report RESULTS.jsonl --html OUT.html [--md OUT.md]`: a run, readable.
+
+The HTML page is self-contained (inline CSS and SVG, no scripts, nothing fetched); the Markdown
+is a compact summary meant for a CI comment. Exit 0 once written; 2 on bad input or bad
+flags (nothing is written then).
+"""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
+from ..errors import ConfigError
+
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser("report", help="(not yet implemented)")
+    p = subparsers.add_parser(
+        "report",
+        help="write an HTML and/or Markdown report of one results file",
+        description=(
+            "Write a report of one graded run: headline numbers, per-criterion distributions, "
+            "the worst sessions with the judge's findings and quotes, judge errors, tokens and "
+            "cost; with --labels the judge's agreement with people, with --baseline the "
+            "regressions against an older run. At least one of --html and --md is required."
+        ),
+    )
+    p.add_argument("results", metavar="RESULTS.jsonl", help="results written by `grade`")
+    p.add_argument(
+        "--html", metavar="OUT.html", help="write a self-contained HTML page here (no network)"
+    )
+    p.add_argument("--md", metavar="OUT.md", help="write a compact Markdown summary here (for CI)")
+    p.add_argument(
+        "--labels",
+        metavar="LABELS",
+        help="human labels (CSV or JSONL, as for `validate`): adds judge-vs-human agreement",
+    )
+    p.add_argument(
+        "--baseline",
+        metavar="OLD.jsonl",
+        help="results of an older run: adds the comparison table, regressions and fixes",
+    )
+    p.add_argument(
+        "--worst",
+        type=int,
+        default=10,
+        metavar="N",
+        help="how many of the worst sessions the HTML shows in detail (default 10; "
+        "the Markdown always lists at most 5)",
+    )
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=0.05,
+        metavar="X",
+        help="with --baseline: flag metrics that dropped by more than X (default 0.05)",
+    )
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise NotImplementedError("report")
+    if args.html is None and args.md is None:
+        raise ConfigError("give --html OUT.html and/or --md OUT.md: there is nothing to write")
+    from ..report import write_report
+
+    write_report(
+        args.results,
+        html=args.html,
+        md=args.md,
+        labels=args.labels,
+        baseline=args.baseline,
+        worst=args.worst,
+        threshold=args.threshold,
+    )
+    for path in (args.html, args.md):
+        if path is not None:
+            print(f"wrote {path}")
+    return 0

@@ -1,0 +1,20 @@
+"""Two graded runs side by side: deltas, paired tests, regressions, flags (contract section 8)."""
+
+from __future__ import annotations
+
+from .core import PASS_RATE, combined_value, compare_runs
+from .model import Comparison, Flag, MetricDelta, SessionMove
+from .paired import PairedTest
+from .text import render_text
+
+__all__ = [
+    "PASS_RATE",
+    "Comparison",
+    "Flag",
+    "MetricDelta",
+    "PairedTest",
+    "SessionMove",
+    "combined_value",
+    "compare_runs",
+    "render_text",
+]

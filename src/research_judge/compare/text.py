@@ -1,0 +1,85 @@
+"""Plain-text rendering of a ``Comparison`` for terminals and CI logs."""
+
+from __future__ import annotations
+
+from .model import Comparison, Flag, MetricDelta
+
+_IDS_PER_LINE = 8
+
+
+def render_text(cmp: Comparison) -> str:
+    lines: list[str] = [_summary(cmp)]
+    if cmp.judge_changed:
+        # First thing a reader sees: every delta below is suspect.
+        lines.append("!! judge changed: these deltas mix agent and judge changes")
+    lines.append("")
+    lines.extend(_table(cmp))
+    lines.append("")
+    lines.extend(_ids("Regressions (pass -> fail)", cmp.regressions))
+    lines.extend(_ids("Fixed (fail -> pass)", cmp.fixed))
+    if cmp.movers:
+        lines.append("")
+        lines.append("Sessions that moved most (combined criteria, 0..1):")
+        for m in cmp.movers:
+            lines.append(
+                f"  {m.session_id}: {m.combined_baseline:.3f} -> {m.combined_current:.3f} "
+                f"({m.delta:+.3f})"
+            )
+    if cmp.warnings:
+        lines.append("")
+        lines.append("Warnings:")
+        lines.extend(f"  - {w}" for w in cmp.warnings)
+    lines.append("")
+    lines.append(_verdict_line(cmp))
+    return "\n".join(lines) + "\n"
+
+
+def _summary(cmp: Comparison) -> str:
+    return (
+        f"Compared {cmp.n_common} common sessions ({cmp.n_graded_both} graded in both; "
+        f"{len(cmp.only_in_baseline)} only in baseline, {len(cmp.only_in_current)} only in "
+        f"current; errored: baseline {cmp.errored['baseline']}, current {cmp.errored['current']})"
+    )
+
+
+def _table(cmp: Comparison) -> list[str]:
+    header = f"{'metric':<14}{'baseline':>10}{'current':>10}{'delta':>10}{'p':>9}{'pairs':>7}  flag"
+    rows = [header, "-" * len(header)]
+    rows.extend(_row(m, cmp.flag_for(m.metric)) for m in cmp.metrics)
+    return rows
+
+
+def _row(m: MetricDelta, flag: Flag | None) -> str:
+    p = "n/a" if m.test.p_value is None else f"{m.test.p_value:.3g}"
+    mark = ""
+    if flag is not None:
+        mark = flag.severity.upper()
+        if flag.test.significant is False:
+            mark += " (within noise)"
+    return (
+        f"{m.metric:<14}{_num(m.baseline):>10}{_num(m.current):>10}{_num(m.delta, signed=True):>10}"
+        f"{p:>9}{m.test.n_pairs:>7}  {mark}"
+    ).rstrip()
+
+
+def _num(value: float | None, *, signed: bool = False) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:+.3f}" if signed else f"{value:.3f}"
+
+
+def _ids(title: str, ids: list[str]) -> list[str]:
+    if not ids:
+        return [f"{title}: none"]
+    out = [f"{title} ({len(ids)}):"]
+    for start in range(0, len(ids), _IDS_PER_LINE):
+        out.append("  " + ", ".join(ids[start : start + _IDS_PER_LINE]))
+    return out
+
+
+def _verdict_line(cmp: Comparison) -> str:
+    if not cmp.flags:
+        return f"OK: no metric dropped by more than {cmp.threshold:g}"
+    worst = "CRITICAL" if any(f.severity == "critical" for f in cmp.flags) else "WARNING"
+    names = ", ".join(f.metric for f in cmp.flags)
+    return f"{worst}: {len(cmp.flags)} metrics dropped by more than {cmp.threshold:g} ({names})"

@@ -1,0 +1,77 @@
+"""Everything one report shows, assembled from results (and optionally labels and a baseline).
+
+Plain data, no markup: the HTML and Markdown templates both render from one ``ReportData``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..compare import Comparison, compare_runs
+from ..results import Result
+from .agreement import AgreementView, agreement_view
+from .distributions import CriteriaCharts, criteria_charts
+from .summary import CostSummary, ErrorLine, Headline, JudgeLine, cost, errors, headline, judges
+from .worst import WorstSession, worst_sessions
+
+DEFAULT_WORST = 10
+
+
+@dataclass(frozen=True)
+class ReportData:
+    source: str
+    headline: Headline
+    criteria: CriteriaCharts
+    agreement: AgreementView | None  # None: no labels were given
+    worst: list[WorstSession]
+    comparison: Comparison | None  # None: no baseline was given
+    baseline_source: str
+    questions: dict[str, str]  # session id -> question, to label regressions and fixes
+    errors: list[ErrorLine]
+    cost: CostSummary
+    judges: list[JudgeLine]
+
+    @property
+    def problems(self) -> list[str]:
+        """One line per thing a CI reader should not miss."""
+        out = [f"judge errors: {len(self.errors)} sessions not graded"] if self.errors else []
+        if self.comparison is not None:
+            out.extend(
+                f"{f.severity}: {f.metric} dropped by {-f.delta:.3f}" for f in self.comparison.flags
+            )
+            if self.comparison.judge_changed:
+                out.append("judge changed: these deltas mix agent and judge changes")
+        if len(self.judges) > 1:
+            out.append(f"this run was graded by {len(self.judges)} different judges")
+        return out
+
+
+def build_report(
+    results: Sequence[Result],
+    *,
+    agreement: Mapping[str, Any] | None = None,
+    baseline: Sequence[Result] | None = None,
+    worst: int = DEFAULT_WORST,
+    threshold: float = 0.05,
+    source: str = "",
+    baseline_source: str = "",
+) -> ReportData:
+    """``agreement`` is ``validate_run(...).to_dict()``; ``baseline`` the older run's results."""
+    comparison = None
+    if baseline is not None:
+        comparison = compare_runs(baseline, results, threshold=threshold)
+    return ReportData(
+        source=source,
+        headline=headline(results),
+        criteria=criteria_charts(results),
+        agreement=None if agreement is None else agreement_view(agreement),
+        worst=worst_sessions(results, worst),
+        comparison=comparison,
+        baseline_source=baseline_source,
+        questions={r.session_id: r.question for r in results},
+        errors=errors(results),
+        cost=cost(results),
+        judges=judges(results),
+    )

@@ -1,0 +1,90 @@
+"""Render a ``ReportData`` as one self-contained HTML page or as Markdown for CI comments.
+
+HTML autoescapes every value (session text is data, never markup). Markdown has no autoescape,
+so its environment escapes every ``{{ ... }}`` output through ``finalize`` instead: a template
+cannot forget to escape a question or an evidence quote.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from .data import ReportData
+
+NA = "n/a"
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|#~])")
+MARKDOWN_WORST = 5
+MARKDOWN_REGRESSIONS = 20  # a CI comment lists this many regressed ids, then counts the rest
+
+
+def render_html(data: ReportData) -> str:
+    return _environment("html").get_template("report.html.j2").render(r=data)
+
+
+def render_markdown(data: ReportData, *, worst: int = MARKDOWN_WORST) -> str:
+    template = _environment("md").get_template("report.md.j2")
+    return template.render(
+        r=data, worst=data.worst[: max(worst, 0)], max_regressions=MARKDOWN_REGRESSIONS
+    )
+
+
+@cache
+def _environment(kind: str) -> Environment:
+    env = Environment(
+        loader=PackageLoader("research_judge", "report/templates"),
+        autoescape=kind == "html",
+        finalize=markdown_escape if kind == "md" else None,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(
+        pct=pct, num=num, signed=signed, pvalue=pvalue, usd=usd, clip=clip, yesno=yesno
+    )
+    return env
+
+
+def markdown_escape(value: Any) -> str:
+    """Make any value inert inline Markdown: one line, no emphasis, links, tables or HTML."""
+    text = "" if value is None else str(value)
+    text = " ".join(text.split())
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def pct(value: float | None, digits: int = 1) -> str:
+    return NA if value is None else f"{100 * value:.{digits}f}%"
+
+
+def num(value: float | None, digits: int = 3) -> str:
+    return NA if value is None else f"{value:.{digits}f}"
+
+
+def signed(value: float | None, digits: int = 3) -> str:
+    return NA if value is None else f"{value:+.{digits}f}"
+
+
+def pvalue(value: float | None) -> str:
+    if value is None:
+        return NA
+    return "<0.001" if value < 0.001 else f"{value:.3g}"
+
+
+def usd(value: float | None) -> str:
+    if value is None:
+        return "unknown"
+    return f"${value:.4f}" if value < 1 else f"${value:,.2f}"
+
+
+def clip(text: str, limit: int = 300) -> str:
+    """Shorten long free text for the page; the full text stays in the results file."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def yesno(value: bool | None) -> str:
+    return "unchecked" if value is None else ("verified" if value else "NOT FOUND")

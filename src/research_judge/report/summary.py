@@ -1,0 +1,120 @@
+"""Run-level numbers for the report: the headline, tokens and cost, judge errors, judges."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from statistics import fmean
+
+from ..compare.judges import RunJudges
+from ..results import RATIO_NAMES, SCORE_NAMES, Result
+
+
+@dataclass(frozen=True)
+class Headline:
+    sessions: int
+    graded: int
+    errors: int
+    passed: int
+    pass_rate: float | None  # over graded sessions; None when nothing was graded
+    ratio_means: dict[str, float | None]  # 0..1, nulls left out
+    score_means: dict[str, float | None]  # on the judge's own 1..3 scale
+    evidence_verified: int
+    evidence_total: int
+
+    @property
+    def failed(self) -> int:
+        return self.graded - self.passed
+
+    @property
+    def evidence_share(self) -> float | None:
+        return self.evidence_verified / self.evidence_total if self.evidence_total else None
+
+
+@dataclass(frozen=True)
+class CostSummary:
+    input_tokens: int
+    cached_input_tokens: int
+    output_tokens: int
+    calls: int
+    cache_hits: int
+    known_cost_usd: float
+    sessions_without_cost: int
+
+    @property
+    def total_cost_usd(self) -> float | None:
+        """The whole run's cost, or None ("unknown") when any session's cost is unknown."""
+        return None if self.sessions_without_cost else self.known_cost_usd
+
+
+@dataclass(frozen=True)
+class ErrorLine:
+    session_id: str
+    kind: str
+    message: str
+
+
+@dataclass(frozen=True)
+class JudgeLine:
+    provider: str
+    model: str
+    prompts: dict[str, str]  # prompt role -> sha256
+    fingerprint: str
+    sessions: int
+
+
+def headline(results: Sequence[Result]) -> Headline:
+    graded = [r for r in results if r.ok]
+
+    def mean_of(values: list[float | None]) -> float | None:
+        present = [v for v in values if v is not None]
+        return fmean(present) if present else None
+
+    ratio_means = {name: mean_of([r.criterion_value(name) for r in graded]) for name in RATIO_NAMES}
+    score_means = {
+        name: mean_of(
+            [float(r.scores[name].score) if r.scores and name in r.scores else None for r in graded]
+        )
+        for name in SCORE_NAMES
+    }
+    return Headline(
+        sessions=len(results),
+        graded=len(graded),
+        errors=len(results) - len(graded),
+        passed=sum(r.verdict == "pass" for r in graded),
+        pass_rate=fmean(r.verdict == "pass" for r in graded) if graded else None,
+        ratio_means=ratio_means,
+        score_means=score_means,
+        evidence_verified=sum(r.evidence.verified for r in results),
+        evidence_total=sum(r.evidence.total for r in results),
+    )
+
+
+def cost(results: Sequence[Result]) -> CostSummary:
+    # Errored sessions are counted too: their failed attempts were paid for.
+    costs = [r.usage.cost_usd for r in results]
+    return CostSummary(
+        input_tokens=sum(r.usage.input_tokens for r in results),
+        cached_input_tokens=sum(r.usage.cached_input_tokens for r in results),
+        output_tokens=sum(r.usage.output_tokens for r in results),
+        calls=sum(r.usage.calls for r in results),
+        cache_hits=sum(r.usage.cache_hits for r in results),
+        known_cost_usd=math.fsum(c for c in costs if c is not None),
+        sessions_without_cost=sum(c is None for c in costs),
+    )
+
+
+def errors(results: Sequence[Result]) -> list[ErrorLine]:
+    return [
+        ErrorLine(r.session_id, r.error_kind or "error", r.error or "no verdict recorded")
+        for r in results
+        if not r.ok
+    ]
+
+
+def judges(results: Sequence[Result]) -> list[JudgeLine]:
+    return [
+        JudgeLine(ident.provider, ident.model, dict(ident.prompts), ident.fingerprint, n)
+        for ident, n in RunJudges.of(results).counts
+    ]

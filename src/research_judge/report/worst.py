@@ -1,0 +1,128 @@
+"""The sessions most worth reading: failing first, then lowest combined criteria.
+
+For each one the report shows what the judge held against it (ungrounded claims, references not
+used or not relevant) with the quotes it gave and whether each quote was found where it should be.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..compare import combined_value
+from ..results import CRITERIA, SCORE_NAMES, Result
+
+MAX_PROBLEMS_SHOWN = 12
+
+# The order a reader should see them in: an unsupported claim in the answer matters more than a
+# reference the agent pulled and left unused, which matters more than an irrelevant one.
+_CHECK_ORDER = {"grounded": 0, "used": 1, "relevant": 2}
+_NO_LABELS = {"grounded": "ungrounded claim", "used": "not used", "relevant": "not relevant"}
+
+
+@dataclass(frozen=True)
+class Problem:
+    label: str
+    check: str
+    ref_id: str
+    answer: str
+    claim: str
+    evidence: str
+    source: str
+    evidence_verified: bool | None
+    claim_verified: bool | None
+
+
+@dataclass(frozen=True)
+class ScoreLine:
+    criterion: str
+    score: int
+    reasoning: str
+    evidence: str
+
+
+@dataclass(frozen=True)
+class WorstSession:
+    session_id: str
+    question: str
+    verdict: str | None
+    verdict_reasons: tuple[str, ...]  # the verdict policy's own reasons, when it gave any
+    combined: float | None
+    values: dict[str, float | None]  # every criterion on the 0..1 scale
+    scores: tuple[ScoreLine, ...]
+    problems: tuple[Problem, ...]
+    problems_hidden: int
+    n_verdicts: int  # how many call-1 verdicts the session has at all
+    evidence_verified: int
+    evidence_total: int
+
+
+def worst_sessions(results: Sequence[Result], limit: int) -> list[WorstSession]:
+    """Up to ``limit`` graded sessions: failing before passing, then by combined value (lowest
+    first; a session with no criterion values sorts last), then in file order."""
+    graded = [(i, r) for i, r in enumerate(results) if r.ok]
+
+    def key(item: tuple[int, Result]) -> tuple[bool, float, int]:
+        i, r = item
+        combined = combined_value(r)
+        return (r.verdict != "fail", math.inf if combined is None else combined, i)
+
+    return [_describe(r) for _, r in sorted(graded, key=key)[: max(limit, 0)]]
+
+
+def problems_of(verdicts: Sequence[dict[str, Any]]) -> list[Problem]:
+    """Every "no" answer, plus any "yes" whose quote could not be verified, most serious first."""
+    found: list[tuple[int, int, Problem]] = []
+    for position, v in enumerate(verdicts):
+        check = str(v.get("check", ""))
+        answer = str(v.get("answer", ""))
+        unverified = v.get("evidence_verified") is False or v.get("claim_verified") is False
+        if answer == "no":
+            label = _NO_LABELS.get(check, f"{check}: no")
+        elif unverified:
+            label = "quote not found"
+        else:
+            continue
+        problem = Problem(
+            label=label,
+            check=check,
+            ref_id=str(v.get("id", "")),
+            answer=answer,
+            claim=str(v.get("claim") or ""),
+            evidence=str(v.get("evidence") or ""),
+            source=str(v.get("source") or ""),
+            evidence_verified=_tristate(v.get("evidence_verified")),
+            claim_verified=_tristate(v.get("claim_verified")),
+        )
+        rank = _CHECK_ORDER.get(check, len(_CHECK_ORDER)) + (0 if answer == "no" else 10)
+        found.append((rank, position, problem))
+    return [p for _, _, p in sorted(found, key=lambda t: (t[0], t[1]))]
+
+
+def _describe(r: Result) -> WorstSession:
+    problems = problems_of(r.verdicts)
+    scores = tuple(
+        ScoreLine(name, r.scores[name].score, r.scores[name].reasoning, r.scores[name].evidence)
+        for name in SCORE_NAMES
+        if r.scores and name in r.scores
+    )
+    return WorstSession(
+        session_id=r.session_id,
+        question=r.question,
+        verdict=r.verdict,
+        verdict_reasons=tuple(r.verdict_reasons),
+        combined=combined_value(r),
+        values={name: r.criterion_value(name) for name in CRITERIA},
+        scores=scores,
+        problems=tuple(problems[:MAX_PROBLEMS_SHOWN]),
+        problems_hidden=max(len(problems) - MAX_PROBLEMS_SHOWN, 0),
+        n_verdicts=len(r.verdicts),
+        evidence_verified=r.evidence.verified,
+        evidence_total=r.evidence.total,
+    )
+
+
+def _tristate(value: Any) -> bool | None:
+    return value if isinstance(value, bool) else None

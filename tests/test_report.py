@@ -1,0 +1,315 @@
+"""Report data assembly and rendering: numbers, charts, worst sessions, escaping, sections."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from typing import Any
+
+import pytest
+
+from research_judge.report import build_report, render_html, render_markdown
+from research_judge.report.agreement import agreement_view
+from research_judge.report.distributions import ratio_bin
+from research_judge.report.svg import bar_chart
+from research_judge.report.worst import MAX_PROBLEMS_SHOWN, problems_of
+from research_judge.results import Result
+from test_compare import make_result
+
+SECTIONS = ("headline", "criteria", "agreement", "worst", "regressions", "errors", "cost", "judge")
+EVIL = 'Why <script>alert("x")</script> & <img src="http://evil.example/p.png"> | *bold*?'
+
+
+class PageScan(HTMLParser):
+    """Collects element ids, tags, outward references and visible text of an HTML page."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.ids: list[str] = []
+        self.tags: set[str] = set()
+        self.external: list[str] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.add(tag)
+        for name, value in attrs:
+            if name == "id" and value:
+                self.ids.append(value)
+            outward = name in {"src", "href", "srcset", "action", "xlink:href", "poster", "data"}
+            if outward and value and not value.startswith("#"):
+                self.external.append(f"{tag}[{name}]={value}")
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+    @property
+    def visible_text(self) -> str:
+        return " ".join(" ".join(self.text).split())
+
+
+def scan(html: str) -> PageScan:
+    parser = PageScan()
+    parser.feed(html)
+    parser.close()
+    return parser
+
+
+def verdicts_for(session: str) -> list[dict[str, Any]]:
+    return [
+        {"id": "r1", "check": "relevant", "answer": "yes", "evidence": "on topic",
+         "evidence_verified": True},
+        {"id": "r1", "check": "used", "answer": "no", "evidence": "never cited",
+         "evidence_verified": True},
+        {"id": "r2", "check": "relevant", "answer": "no", "evidence": "about boats",
+         "evidence_verified": None},
+        {"id": "c1", "check": "grounded", "answer": "yes", "claim": "made up quote",
+         "evidence": "fabricated words", "source": "r1", "evidence_verified": False,
+         "claim_verified": True},
+        {"id": "c2", "check": "grounded", "answer": "no", "claim": f"{session} claim <b>x</b>",
+         "evidence": "no reference says this", "source": None, "evidence_verified": None,
+         "claim_verified": True},
+    ]  # fmt: skip
+
+
+@pytest.fixture
+def run() -> list[Result]:
+    usage = {
+        "input_tokens": 1000,
+        "cached_input_tokens": 200,
+        "output_tokens": 50,
+        "calls": 2,
+        "cache_hits": 1,
+    }
+    return [
+        make_result("good", ratios=(1.0, 1.0, 1.0), scores=(3, 3, 3), question="Fine question",
+                    usage={**usage, "cost_usd": 0.5}, evidence={"verified": 4, "total": 4}),
+        make_result("evil", "fail", ratios=(0.5, 0.0, None), scores=(1, 2, 1), question=EVIL,
+                    verdict_reasons=["utilization 0.0 < 0.5", "effectiveness 1 < 2"],
+                    verdicts=verdicts_for("evil"), usage={**usage, "cost_usd": 0.25},
+                    evidence={"verified": 1, "total": 3}),
+        make_result("meh", "fail", ratios=(0.5, 0.5, 0.5), scores=(2, 2, 2), question="Meh",
+                    usage={**usage, "cost_usd": 0.25}, evidence={"verified": 2, "total": 3}),
+        make_result("broken", error="judge returned invalid JSON 3 times <oops>",
+                    usage={**usage, "cost_usd": 0.125}),
+    ]  # fmt: skip
+
+
+def test_headline_numbers(run: list[Result]) -> None:
+    h = build_report(run).headline
+    assert (h.sessions, h.graded, h.errors, h.passed, h.failed) == (4, 3, 1, 1, 2)
+    assert h.pass_rate == pytest.approx(1 / 3)
+    assert h.ratio_means["relevance"] == pytest.approx(2 / 3)
+    assert h.ratio_means["grounding"] == pytest.approx(0.75)  # null left out
+    assert h.score_means["effectiveness"] == pytest.approx(2.0)  # on the 1-3 scale
+    assert h.score_means["fluff"] == pytest.approx(7 / 3)
+    assert (h.evidence_verified, h.evidence_total) == (7, 10)
+    assert h.evidence_share == pytest.approx(0.7)
+
+
+def test_cost_sums_usage_and_unknown_cost_stays_unknown(run: list[Result]) -> None:
+    c = build_report(run).cost
+    assert (c.input_tokens, c.cached_input_tokens, c.output_tokens) == (4000, 800, 200)
+    assert (c.calls, c.cache_hits) == (8, 4)
+    assert c.total_cost_usd == pytest.approx(1.125)
+    run.append(make_result("no-price"))
+    c = build_report(run).cost
+    assert c.total_cost_usd is None and c.known_cost_usd == pytest.approx(1.125)
+    assert c.sessions_without_cost == 1
+    page = scan(render_html(build_report(run)))
+    assert "unknown ($1.12 known; 1 sessions without a price)" in page.visible_text
+
+
+def test_score_distributions_and_ratio_histograms(run: list[Result]) -> None:
+    charts = build_report(run).criteria
+    effectiveness = {b.label: b.value for b in charts.scores[0].bars}
+    assert charts.scores[0].title == "effectiveness" and effectiveness == {"1": 1, "2": 1, "3": 1}
+    grounding = charts.ratios[2]
+    assert grounding.title == "grounding"
+    assert [b.value for b in grounding.bars] == [0, 0, 1, 0, 1]  # 0.5 and 1.0; null aside
+    assert grounding.note == "1 undefined (nothing to count)"
+    assert [ratio_bin(v) for v in (0.0, 0.19, 0.2, 0.5, 0.99, 1.0)] == [0, 0, 1, 2, 4, 4]
+
+
+def test_bar_geometry_scales_to_the_tallest_bar() -> None:
+    chart = bar_chart("x", [("a", 2), ("b", 4), ("c", 0)], width=200, height=100)
+    a, b, c = chart.bars
+    assert b.height == pytest.approx(2 * a.height) and c.height == 0
+    assert b.y + b.height == pytest.approx(chart.axis_y) == a.y + a.height
+    assert all(bar.x >= 0 and bar.x + bar.width <= 200 for bar in chart.bars)
+    assert a.x + a.width < b.x  # bars do not overlap
+    empty = bar_chart("y", [("a", 0)])
+    assert empty.bars[0].height == 0 and empty.description == "y: a: 0"
+
+
+def test_worst_sessions_fail_first_then_lowest_combined(run: list[Result]) -> None:
+    worst = build_report(run, worst=3).worst
+    # evil (fail, combined ~0.25) and meh (fail, 0.5) before good (pass); broken never listed.
+    assert [w.session_id for w in worst] == ["evil", "meh", "good"]
+    assert worst[0].combined == pytest.approx((0.5 + 0.0 + 0 + 0.5 + 0) / 5)
+    assert [w.session_id for w in build_report(run, worst=1).worst] == ["evil"]
+
+
+def test_problems_are_no_answers_and_unverified_quotes_most_serious_first() -> None:
+    problems = problems_of(verdicts_for("s"))
+    assert [(p.label, p.ref_id) for p in problems] == [
+        ("ungrounded claim", "c2"),
+        ("not used", "r1"),
+        ("not relevant", "r2"),
+        ("quote not found", "c1"),
+    ]
+    assert problems[0].claim == "s claim <b>x</b>" and problems[3].evidence_verified is False
+
+
+def test_problems_beyond_the_cap_are_counted_not_dropped_silently() -> None:
+    many = [
+        {"id": f"c{i}", "check": "grounded", "answer": "no", "claim": f"claim {i}", "evidence": ""}
+        for i in range(MAX_PROBLEMS_SHOWN + 3)
+    ]
+    worst = build_report([make_result("s", "fail", verdicts=many)]).worst[0]
+    assert len(worst.problems) == MAX_PROBLEMS_SHOWN and worst.problems_hidden == 3
+    assert "… and 3 more findings" in scan(render_html(build_report([make_result(
+        "s", "fail", verdicts=many)]))).visible_text  # fmt: skip
+
+
+def test_html_is_self_contained_and_holds_every_section(run: list[Result]) -> None:
+    baseline = [make_result(r.session_id) for r in run]
+    html = render_html(build_report(run, baseline=baseline, agreement={"n": 3}))
+    page = scan(html)
+    for section in SECTIONS:
+        assert section in page.ids, section
+    assert len(page.ids) == len(set(page.ids)), "ids must be unique"
+    assert page.external == [], page.external
+    assert not page.tags & {"script", "link", "iframe", "img", "object", "embed", "base"}
+    assert "svg" in page.tags and "rect" in page.tags
+    assert not re.search(r"url\(|@import|https?://", html.split("</style>")[0])
+
+
+def test_session_text_is_escaped_in_html(run: list[Result]) -> None:
+    html = render_html(build_report(run))
+    page = scan(html)
+    assert "<script>" not in html and "<img" not in html and "<b>x</b>" not in html
+    assert "&lt;script&gt;" in html
+    assert EVIL in page.visible_text  # shown to the reader as text, exactly
+    assert "evil claim <b>x</b>" in page.visible_text
+    assert "judge returned invalid JSON 3 times <oops>" in page.visible_text
+
+
+def test_worst_section_shows_findings_quotes_and_verification(run: list[Result]) -> None:
+    text = scan(render_html(build_report(run))).visible_text
+    worst_part = text.split("Worst sessions", 1)[1].split("Regressions against", 1)[0]
+    assert "ungrounded claim c2 Claim: evil claim <b>x</b> no reference says this" in worst_part
+    assert "quote not found c1 Claim: made up quote fabricated words r1 NOT FOUND" in worst_part
+    assert "not used r1 never cited verified" in worst_part
+    assert "Verdict reasons: utilization 0.0 < 0.5; effectiveness 1 < 2" in worst_part
+
+
+def test_errors_cost_and_judge_sections(run: list[Result]) -> None:
+    text = scan(render_html(build_report(run))).visible_text
+    assert "broken judge judge returned invalid JSON 3 times <oops>" in text
+    assert "Cost $1.12" in text
+    assert "openai judge-1 counting: " + "a" * 64 in text
+
+
+def test_sections_without_data_say_so(run: list[Result]) -> None:
+    text = scan(render_html(build_report(run))).visible_text
+    assert "No human labels given" in text
+    assert "No baseline given" in text
+    clean = scan(render_html(build_report([make_result("a")]))).visible_text
+    assert "No judge errors" in clean
+
+
+def test_regressions_section_against_a_baseline(run: list[Result]) -> None:
+    baseline = [make_result(r.session_id, "pass") for r in run]
+    data = build_report(run, baseline=baseline)
+    text = scan(render_html(data)).visible_text
+    section = text.split("Regressions against the baseline", 1)[1].split("Judge errors", 1)[0]
+    assert "Regressions: pass → fail (2)" in section
+    assert f"evil — {EVIL}" in section and "meh — Meh" in section
+    assert re.search(r"pass_rate 1\.000 0\.333 -0\.667 \S+ 3 critical", section)
+    assert "1 session(s) graded in the baseline errored in the current run: broken" in section
+    assert data.comparison is not None and data.comparison.regressions == ["evil", "meh"]
+
+
+def test_judge_change_is_loud_in_both_formats(run: list[Result]) -> None:
+    other = {"provider": "anthropic", "model": "judge-9"}
+    baseline = [make_result(r.session_id, judge=other) for r in run]
+    data = build_report(run, baseline=baseline)
+    assert "judge changed: these deltas mix agent and judge changes" in render_html(data)
+    assert "judge changed: these deltas mix agent and judge changes" in render_markdown(data)
+
+
+def test_agreement_section_renders_from_the_validation_dict(run: list[Result]) -> None:
+    agreement = {
+        "headline": "Judge agrees with people on 82% (kappa 0.52, moderate)",
+        "n": 100,
+        "raw_agreement": 0.82,
+        "raw_agreement_ci": [0.73, 0.88],
+        "cohen_kappa": 0.5319,
+        "cohen_kappa_ci": [0.35, 0.71],
+        "cohen_kappa_band": "moderate",
+        "agreement_on_human_pass": 66 / 68,
+        "confusion": {
+            "human_pass": {"judge_pass": 66, "judge_fail": 2},
+            "human_fail": {"judge_pass": 16, "judge_fail": 16},
+        },
+        "mcnemar": {"p_value": 0.0013, "direction": "judge more lenient"},
+        "criteria": {
+            "fluff": {
+                "n": 40,
+                "exact_agreement": 0.5,
+                "linear_weighted_kappa": 0.41,
+                "mean_shift": 0.35,
+            }
+        },
+        "guidance": {"summary": ["kappa known to +/-0.18"], "rule_of_thumb": "at n = 100 ..."},
+        "warnings": ["only 32 human fails"],
+    }
+    text = scan(render_html(build_report(run, agreement=agreement))).visible_text
+    section = text.split("Judge vs human labels", 1)[1].split("Worst sessions", 1)[0]
+    assert "Judge agrees with people on 82% (kappa 0.52, moderate)" in section
+    assert "Raw agreement 82.0% [73.0%, 88.0%]" in section
+    assert "Cohen's kappa 0.532 (moderate) [0.350, 0.710]" in section
+    assert "Agreement on human passes 97.1% n/a" in section
+    assert "Agreement on human fails n/a n/a" in section  # missing key: n/a, not a crash
+    assert "judge pass judge fail human pass 66 2 human fail 16 16" in section
+    assert "p = 0.0013 (judge more lenient)" in section
+    assert "kappa known to +/-0.18" in section and "only 32 human fails" in section
+    assert "fluff 40 50.0% n/a 0.410 +0.35" in section
+
+
+def test_agreement_view_tolerates_an_empty_or_odd_dict() -> None:
+    view = agreement_view({"confusion": {"human_pass": None}, "cohen_kappa": None, "n": True})
+    assert view.headline == "n/a" and view.n == "n/a" and view.mcnemar == "n/a"
+    assert view.confusion == (("n/a", "n/a"), ("n/a", "n/a"))
+    assert all(row.value == "n/a" and row.interval == "n/a" for row in view.rows)
+
+
+def test_markdown_holds_headline_flags_regressions_and_worst(run: list[Result]) -> None:
+    baseline = [make_result(r.session_id, "pass") for r in run]
+    md = render_markdown(build_report(run, baseline=baseline))
+    assert "| sessions | graded | errors | pass rate | evidence verified | cost |" in md
+    assert "| 4 | 3 | 1 | 33.3% | 70.0% | $1.12 |" in md
+    assert "| pass\\_rate | 1.000 | 0.333 | -0.667 |" in md
+    assert "- **critical**: pass\\_rate dropped by 0.667" in md
+    assert "**Regressions (pass → fail): 2**" in md
+    assert "**Judge errors: 1** (broken)" in md
+    assert (
+        "- evil (fail, combined 0.20) [utilization 0.0 &lt; 0.5; effectiveness 1 &lt; 2]: "
+        "ungrounded claim" in md
+    )
+    worst_lines = [line for line in md.splitlines() if re.match(r"- \w+ \((pass|fail)", line)]
+    assert len(worst_lines) == 3
+
+
+def test_markdown_escapes_session_text(run: list[Result]) -> None:
+    baseline = [make_result(r.session_id, "pass") for r in run]
+    md = render_markdown(build_report(run, baseline=baseline))
+    line = next(line for line in md.splitlines() if line.startswith("- evil —"))
+    assert "<" not in line and ">" not in line and "*bold*" not in line
+    assert "&lt;script&gt;" in line and "\\|" in line and "\\*bold\\*" in line
+
+
+def test_markdown_without_baseline_lists_criterion_means(run: list[Result]) -> None:
+    md = render_markdown(build_report(run))
+    assert "| grounding | 0.750 |" in md and "| effectiveness (1-3) | 2.00 |" in md
+    assert "Regressions" not in md
