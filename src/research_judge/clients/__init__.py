@@ -1,0 +1,98 @@
+"""Judge clients: one protocol (``JudgeClient``), a client per provider, scripts, record/replay.
+
+``make_client`` builds what the command line asks for. The provider SDKs are imported only when a
+network client is built (``OpenAIJudge`` and ``AnthropicJudge`` are loaded on first access), so
+importing this package stays cheap and ``--replay`` never loads an SDK.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from research_judge.clients._http import MODES, AnthropicMode, OpenAIMode, check_mode
+from research_judge.clients.base import JudgeClient, JudgeRequest, JudgeResponse, Message, Usage
+from research_judge.clients.recording import RecordingJudge, ReplayJudge
+from research_judge.clients.scripted import ScriptedJudge, ScriptExhausted, estimate_tokens
+from research_judge.errors import ConfigError
+
+if TYPE_CHECKING:
+    import httpx2
+
+    from research_judge.clients.anthropic import AnthropicJudge
+    from research_judge.clients.openai import OpenAIJudge
+
+__all__ = [
+    "MODES",
+    "PROVIDERS",
+    "AnthropicJudge",
+    "JudgeClient",
+    "JudgeRequest",
+    "JudgeResponse",
+    "Message",
+    "OpenAIJudge",
+    "RecordingJudge",
+    "ReplayJudge",
+    "ScriptExhausted",
+    "ScriptedJudge",
+    "Usage",
+    "estimate_tokens",
+    "make_client",
+]
+
+PROVIDERS: tuple[str, ...] = tuple(MODES)
+
+
+def make_client(
+    provider: str,
+    model: str,
+    *,
+    base_url: str | None = None,
+    mode: str | None = None,
+    record: str | Path | None = None,
+    replay: str | Path | None = None,
+    api_key: str | None = None,
+    http_client: httpx2.AsyncClient | None = None,
+    timeout: float | None = None,
+) -> JudgeClient:
+    """The judge client for ``--provider/--model`` and friends.
+
+    ``replay`` wins over the network: no SDK client is built and no key is needed. ``record``
+    wraps the network client and saves every exchange. Both together is a configuration error.
+    """
+    if provider not in PROVIDERS:
+        raise ConfigError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
+    if not model:
+        raise ConfigError("no judge model given (--model)")
+    chosen = mode or MODES[provider][0]
+    check_mode(provider, chosen)
+    if replay is not None:
+        if record is not None:
+            raise ConfigError("--record and --replay cannot be used together")
+        return ReplayJudge(replay, provider=provider, model=model)
+    options: dict[str, Any] = {"api_key": api_key, "base_url": base_url, "http_client": http_client}
+    if timeout is not None:
+        options["timeout"] = timeout
+    client: JudgeClient
+    if provider == "openai":
+        from research_judge.clients.openai import OpenAIJudge
+
+        client = OpenAIJudge(model, mode=cast(OpenAIMode, chosen), **options)
+    else:
+        from research_judge.clients.anthropic import AnthropicJudge
+
+        client = AnthropicJudge(model, mode=cast(AnthropicMode, chosen), **options)
+    return RecordingJudge(client, record) if record is not None else client
+
+
+def __getattr__(name: str) -> Any:
+    # Lazy exports: the SDKs cost about a second to import, so load them only when used.
+    if name == "OpenAIJudge":
+        from research_judge.clients.openai import OpenAIJudge
+
+        return OpenAIJudge
+    if name == "AnthropicJudge":
+        from research_judge.clients.anthropic import AnthropicJudge
+
+        return AnthropicJudge
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,141 @@
+"""Shared by the network clients: modes, credentials, ``Retry-After``, HTTP failures as ours.
+
+Nothing here imports a provider SDK, so ``make_client`` can check a mode without loading one.
+
+The provider modules catch their own SDK's exceptions and hand the status, headers and the
+provider's error text to :func:`error_for_status`, so both providers retry (or not) the same way.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import math
+import os
+import re
+import time
+from collections.abc import Mapping
+from typing import Literal, get_args
+
+from research_judge.errors import ApiError, ConfigError, RateLimitError, TransientApiError
+
+OpenAIMode = Literal["json_schema", "json_object", "tool"]
+AnthropicMode = Literal["tool", "native"]
+# Structured-output modes per provider; the first is the default.
+MODES: dict[str, tuple[str, ...]] = {
+    "openai": get_args(OpenAIMode),
+    "anthropic": get_args(AnthropicMode),
+}
+
+# 408 request timeout, 409 conflict (OpenAI's "try again"), 425 too early, every 5xx.
+_TRANSIENT_STATUSES = frozenset({408, 409, 425})
+# Anthropic answers 529 when it is overloaded: that is back-pressure, like a 429.
+_SLOW_DOWN_STATUSES = frozenset({429, 529})
+_HINTS = {
+    401: "the API key was rejected; check {env_var}",
+    403: "the API key may not use this model or endpoint; check {env_var}",
+    404: "check the model name and the base URL",
+}
+# Provider error texts sometimes quote the key (OpenAI's 401 does, partly masked): drop anything
+# shaped like a secret key as well as the exact key we sent.
+_KEY_SHAPED = re.compile(r"\b(sk|key|api)[-_][A-Za-z0-9_\-*.]{6,}", re.IGNORECASE)
+_MAX_DETAIL = 400
+
+
+def resolve_api_key(explicit: str | None, env_var: str, provider: str) -> str:
+    """The key passed in, else the one in ``env_var``; a missing key is a configuration error."""
+    key = explicit if explicit is not None else os.environ.get(env_var)
+    if not key:
+        raise ConfigError(
+            f"no {provider} API key: set {env_var} (or answer from recordings with --replay DIR)"
+        )
+    return key
+
+
+def resolve_base_url(explicit: str | None, env_var: str) -> str | None:
+    """The base URL passed in, else ``env_var``, else None (the SDK's default endpoint)."""
+    url = explicit if explicit is not None else os.environ.get(env_var)
+    return url or None
+
+
+def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:
+    """Seconds the server asked us to wait, from ``retry-after-ms`` or ``retry-after``.
+
+    ``retry-after`` may hold seconds or an HTTP date. The value is returned as given (the engine
+    caps it); a missing, negative or unreadable header gives None.
+    """
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        raw = headers.get(name)
+        if raw is None:
+            continue
+        try:
+            seconds = float(raw) * scale
+        except ValueError:
+            continue
+        if math.isfinite(seconds) and seconds >= 0:
+            return seconds
+    raw_date = headers.get("retry-after")
+    if raw_date is None:
+        return None
+    try:
+        when = email.utils.parsedate_to_datetime(raw_date)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:  # an HTTP date is always GMT; be lenient with ones that omit it
+        return None
+    wait = when.timestamp() - (time.time() if now is None else now)
+    return max(0.0, wait)
+
+
+def redact(text: str, secret: str | None) -> str:
+    """``text`` with the key (and anything shaped like a key) replaced by ``***``."""
+    if secret and len(secret) >= 4:
+        text = text.replace(secret, "***")
+    return _KEY_SHAPED.sub("***", text)
+
+
+def error_for_status(
+    *,
+    provider: str,
+    status: int,
+    detail: str,
+    headers: Mapping[str, str],
+    session_id: str,
+    secret: str | None,
+    env_var: str,
+    permanent: bool = False,
+) -> ApiError:
+    """Our exception for an HTTP error answer: retryable ones carry the server's Retry-After.
+
+    ``permanent`` forces a non-retryable error whatever the status (e.g. OpenAI's 429
+    ``insufficient_quota``: waiting will not bring the money back).
+    """
+    detail = redact(" ".join(detail.split()), secret)[:_MAX_DETAIL] or "no details given"
+    where = f" for session {session_id!r}" if session_id else ""
+    message = f"{provider} API answered HTTP {status}{where}: {detail}"
+    hint = _HINTS.get(status)
+    if hint:
+        message += f" ({hint.format(env_var=env_var)})"
+    if permanent:
+        return ApiError(message, status)
+    retry_after = parse_retry_after(headers)
+    if status in _SLOW_DOWN_STATUSES:
+        return RateLimitError(message, status, retry_after)
+    if status in _TRANSIENT_STATUSES or status >= 500:
+        return TransientApiError(message, status, retry_after)
+    return ApiError(message, status)
+
+
+def connection_error(provider: str, base_url: str, session_id: str, timed_out: bool) -> ApiError:
+    """A request that got no HTTP answer at all: always worth retrying."""
+    what = "timed out" if timed_out else "could not connect"
+    where = f" for session {session_id!r}" if session_id else ""
+    return TransientApiError(f"{provider} request {what}{where} ({base_url})")
+
+
+def check_mode(provider: str, mode: str) -> None:
+    """Refuse a structured-output mode the provider's client does not have."""
+    modes = MODES[provider]
+    if mode not in modes:
+        raise ConfigError(
+            f"{provider} has no structured-output mode {mode!r}; choose one of {', '.join(modes)}"
+        )

@@ -1,0 +1,148 @@
+"""The judge over Anthropic's Messages API.
+
+Two ways to get JSON back, chosen by ``mode``:
+
+- ``tool`` (default): one strict tool whose ``input_schema`` is the schema, forced with
+  ``tool_choice``; the content is the tool input re-serialised as JSON;
+- ``native``: ``output_config={"format": {"type": "json_schema", "schema": ...}}``; the content is
+  the reply text.
+
+The static instructions go first as a system block marked ``cache_control: ephemeral`` so they are
+the cached prompt prefix across sessions. This SDK version has no ``temperature`` parameter, so
+the request's temperature is not sent (it still takes part in the request key).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anthropic
+import httpx2
+from anthropic.types import Message as AnthropicMessage
+
+from research_judge.clients import _http
+from research_judge.clients._http import AnthropicMode
+from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
+from research_judge.errors import ApiError, JudgeRefusal
+
+DEFAULT_TIMEOUT = 300.0
+_ENV_KEY = "ANTHROPIC_API_KEY"
+_ENV_URL = "ANTHROPIC_BASE_URL"
+
+
+class AnthropicJudge:
+    """A ``JudgeClient`` speaking ``/v1/messages``."""
+
+    provider = "anthropic"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        mode: AnthropicMode = "tool",
+        timeout: float = DEFAULT_TIMEOUT,
+        http_client: httpx2.AsyncClient | None = None,
+    ) -> None:
+        _http.check_mode(self.provider, mode)
+        self.model = model
+        self.mode: AnthropicMode = mode
+        self._api_key = _http.resolve_api_key(api_key, _ENV_KEY, self.provider)
+        self._client = anthropic.AsyncAnthropic(
+            api_key=self._api_key,
+            base_url=_http.resolve_base_url(base_url, _ENV_URL),
+            max_retries=0,
+            timeout=timeout,
+            http_client=http_client,
+        )
+        self.base_url = str(self._client.base_url)
+
+    def __repr__(self) -> str:  # never shows the key
+        return (
+            f"AnthropicJudge(model={self.model!r}, base_url={self.base_url!r}, mode={self.mode!r})"
+        )
+
+    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        try:
+            message = await self._client.messages.create(**self.request_kwargs(request))
+        except anthropic.APIStatusError as exc:
+            raise self._status_error(exc, request) from None
+        except anthropic.APIConnectionError as exc:
+            timed_out = isinstance(exc, anthropic.APITimeoutError)
+            raise _http.connection_error(
+                self.provider, self.base_url, request.session_id, timed_out
+            ) from None
+        except anthropic.APIError as exc:
+            message_text = _http.redact(exc.message, self._api_key)
+            raise ApiError(f"{self.provider} API error: {message_text}") from None
+        return self._response(message, request)
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    def request_kwargs(self, request: JudgeRequest) -> dict[str, Any]:
+        """The keyword arguments of ``messages.create`` for this request."""
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": request.max_output_tokens,
+            "system": [
+                {"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}
+            ],
+            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+        }
+        if self.mode == "tool":
+            kwargs["tools"] = [
+                {
+                    "name": request.schema_name,
+                    "description": f"Submit the {request.call} reply as the tool input.",
+                    "input_schema": request.schema,
+                    "strict": True,
+                }
+            ]
+            kwargs["tool_choice"] = {"type": "tool", "name": request.schema_name}
+        else:
+            kwargs["output_config"] = {"format": {"type": "json_schema", "schema": request.schema}}
+        return kwargs
+
+    def _response(self, message: AnthropicMessage, request: JudgeRequest) -> JudgeResponse:
+        label = f"session {request.session_id!r} ({request.call})"
+        stop = message.stop_reason
+        if stop == "max_tokens":
+            raise JudgeRefusal(f"{label}: reply truncated at max_output_tokens")
+        if stop == "refusal":
+            raise JudgeRefusal(f"{label}: the model refused to answer")
+        if self.mode == "tool":
+            for block in message.content:
+                if block.type == "tool_use" and block.name == request.schema_name:
+                    content = json.dumps(block.input, ensure_ascii=False)
+                    return JudgeResponse(content, _usage(message), stop)
+            raise JudgeRefusal(f"{label}: the model did not call the {request.schema_name} tool")
+        text = "".join(block.text for block in message.content if block.type == "text")
+        if not text:
+            raise JudgeRefusal(f"{label}: the reply was empty")
+        return JudgeResponse(text, _usage(message), stop)
+
+    def _status_error(self, exc: anthropic.APIStatusError, request: JudgeRequest) -> ApiError:
+        return _http.error_for_status(
+            provider=self.provider,
+            status=exc.status_code,
+            detail=exc.api_message or exc.message,
+            headers=exc.response.headers,
+            session_id=request.session_id,
+            secret=self._api_key,
+            env_var=_ENV_KEY,
+        )
+
+
+def _usage(message: AnthropicMessage) -> Usage:
+    usage = message.usage
+    written = usage.cache_creation_input_tokens or 0
+    read = usage.cache_read_input_tokens or 0
+    # Anthropic's input_tokens excludes both cache figures; ours is the whole prompt, as OpenAI's.
+    return Usage(
+        input_tokens=usage.input_tokens + written + read,
+        cached_input_tokens=read,
+        output_tokens=usage.output_tokens,
+    )

@@ -1,0 +1,190 @@
+"""Record judge exchanges to disk and answer from them later, without the network.
+
+A recording is readable JSON keyed by ``JudgeRequest.key(provider, model)``, the hash of exactly
+what was asked, so a replay answers the same question with the same reply whatever the session id.
+Two layouts, both readable by ``ReplayJudge``:
+
+- a directory with one ``<key>.json`` per exchange (written atomically: temp file + rename);
+- a single ``.jsonl`` file, one exchange per line (appended; the last line for a key wins).
+
+Only successful replies are recorded; an error is not, so replaying it is a miss. Requests hold no
+credentials and nothing else is stored, so recordings are safe to commit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from research_judge.clients.base import JudgeClient, JudgeRequest, JudgeResponse, Usage
+from research_judge.errors import ConfigError, InputFileError, ReplayMissError
+
+JSONL_SUFFIX = ".jsonl"
+
+
+class RecordedUsage(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    input_tokens: int = 0
+    cached_input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class RecordedResponse(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    content: str
+    usage: RecordedUsage = RecordedUsage()
+    stop_reason: str | None = None
+
+
+class Exchange(BaseModel):
+    """One recorded request and its reply, as stored on disk."""
+
+    model_config = ConfigDict(extra="ignore")
+    key: str
+    provider: str
+    model: str
+    request: dict[str, Any]
+    response: RecordedResponse
+    session_id: str = ""
+
+
+def exchange_for(
+    request: JudgeRequest, response: JudgeResponse, provider: str, model: str
+) -> Exchange:
+    usage = response.usage
+    return Exchange(
+        key=request.key(provider, model),
+        provider=provider,
+        model=model,
+        request=request.canonical(provider, model),
+        response=RecordedResponse(
+            content=response.content,
+            usage=RecordedUsage(
+                input_tokens=usage.input_tokens,
+                cached_input_tokens=usage.cached_input_tokens,
+                output_tokens=usage.output_tokens,
+            ),
+            stop_reason=response.stop_reason,
+        ),
+        session_id=request.session_id,
+    )
+
+
+class RecordingJudge:
+    """Forwards to ``inner`` and saves every successful exchange under ``path``."""
+
+    def __init__(self, inner: JudgeClient, path: str | Path) -> None:
+        self.inner = inner
+        self.provider = inner.provider
+        self.model = inner.model
+        self.path = Path(path)
+        self._jsonl = self.path.suffix == JSONL_SUFFIX
+        target_dir = self.path.parent if self._jsonl else self.path
+        try:
+            target_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"cannot create recording directory {target_dir}: {exc}") from exc
+
+    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        response = await self.inner.complete(request)
+        # Small synchronous writes: they finish before another task runs, so JSONL lines from
+        # concurrent calls never interleave.
+        self.write(exchange_for(request, response, self.provider, self.model))
+        return response
+
+    def write(self, exchange: Exchange) -> None:
+        if self._jsonl:
+            with self.path.open("a", encoding="utf-8") as out:
+                out.write(exchange.model_dump_json() + "\n")
+            return
+        text = json.dumps(exchange.model_dump(), indent=2, sort_keys=True, ensure_ascii=False)
+        fd, tmp = tempfile.mkstemp(dir=self.path, prefix=f".{exchange.key}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write(text + "\n")
+            os.replace(tmp, self.path / f"{exchange.key}.json")
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class ReplayJudge:
+    """Answers only from recordings (a directory or a ``.jsonl`` file); never touches the network.
+
+    A directory is read lazily, one file per requested key; a JSONL file is read at start.
+    """
+
+    def __init__(self, source: str | Path, *, provider: str, model: str) -> None:
+        self.provider = provider
+        self.model = model
+        self.source = Path(source)
+        self._loaded: dict[str, Exchange] = {}
+        if self.source.is_file():
+            self._loaded = _read_jsonl(self.source)
+        elif not self.source.is_dir():
+            raise ConfigError(f"replay source {self.source} does not exist")
+        self.hits = 0
+
+    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        key = request.key(self.provider, self.model)
+        exchange = self._loaded.get(key) or self._read_file(key)
+        if exchange is None:
+            raise ReplayMissError(
+                f"no recorded judge exchange for session {request.session_id!r} "
+                f"({request.call} call, {self.provider}/{self.model}, key {key}) in {self.source}"
+            )
+        self.hits += 1
+        recorded = exchange.response
+        usage = Usage(**recorded.usage.model_dump())
+        return JudgeResponse(recorded.content, usage, recorded.stop_reason, cached=True)
+
+    def _read_file(self, key: str) -> Exchange | None:
+        if not self.source.is_dir():
+            return None
+        path = self.source / f"{key}.json"
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise InputFileError(path, f"cannot read recording: {exc}") from exc
+        exchange = _parse(text, path, None)
+        if exchange.key != key:
+            raise InputFileError(path, f"recorded key {exchange.key} does not match the file name")
+        self._loaded[key] = exchange
+        return exchange
+
+    async def aclose(self) -> None:
+        return None
+
+
+def _parse(text: str, path: Path, line: int | None) -> Exchange:
+    try:
+        return Exchange.model_validate_json(text)
+    except ValidationError as exc:
+        errors = exc.errors()
+        problem = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'exchange'}: {err['msg']}"
+            for err in errors[:4]
+        )
+        if len(errors) > 4:
+            problem += f"; and {len(errors) - 4} more"
+        raise InputFileError(path, f"not a recorded exchange ({problem})", line) from None
+
+
+def _read_jsonl(path: Path) -> dict[str, Exchange]:
+    exchanges: dict[str, Exchange] = {}
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if line.strip():
+                exchange = _parse(line, path, number)
+                exchanges[exchange.key] = exchange
+    return exchanges

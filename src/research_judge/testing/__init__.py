@@ -1,0 +1,16 @@
+"""Helpers for testing code that talks to a judge: a fake OpenAI-compatible server.
+
+For judge clients without any HTTP, see ``research_judge.clients.ScriptedJudge``.
+"""
+
+from __future__ import annotations
+
+from research_judge.testing.fake_openai import (
+    FakeOpenAIServer,
+    FakeReply,
+    Responder,
+    SeenRequest,
+    ServerStats,
+)
+
+__all__ = ["FakeOpenAIServer", "FakeReply", "Responder", "SeenRequest", "ServerStats"]

@@ -1,0 +1,369 @@
+"""A small OpenAI-compatible server on 127.0.0.1, for tests and benchmarks of the real clients.
+
+    with FakeOpenAIServer(lambda body: '{"scores": []}', latency=0.05, max_concurrent=8) as srv:
+        judge = OpenAIJudge("fake-model", api_key="sk-test", base_url=srv.base_url)
+        ...
+        assert srv.stats.rate_limited == 0
+
+It answers ``POST /v1/chat/completions`` with a real ChatCompletion (plain content, or a tool call
+when the request forces a function tool) and ``GET /v1/models``. One asyncio loop in a background
+thread serves every connection (HTTP/1.1, keep-alive, ``Content-Length`` bodies), so hundreds of
+concurrent requests cost little. ``latency`` sleeps without blocking other requests.
+
+Usage is estimated at four characters a token; a system message seen before counts as cached, as
+a provider's prompt cache would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import itertools
+import json
+import math
+import threading
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, TypeAlias
+
+_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests"}
+_CHARS_PER_TOKEN = 4
+
+
+@dataclass(frozen=True)
+class FakeReply:
+    """A reply with more than content: a finish reason (``length`` to simulate truncation) or a
+    refusal."""
+
+    content: str | None = None
+    finish_reason: str = "stop"
+    refusal: str | None = None
+
+
+ReplyValue: TypeAlias = str | FakeReply
+Responder: TypeAlias = Callable[[dict[str, Any]], ReplyValue | Awaitable[ReplyValue]]
+
+
+@dataclass
+class ServerStats:
+    """Counters, updated by the server thread; read them after the requests are done."""
+
+    requests: int = 0  # chat completion requests received
+    completed: int = 0  # answered 200
+    rate_limited: int = 0  # 429s sent because max_concurrent was reached
+    failed: int = 0  # answered with fail_status, or 500 because the responder raised
+    in_flight: int = 0
+    max_in_flight: int = 0
+    connections: int = 0
+    with_authorization: int = 0  # requests carrying an Authorization header (value not kept)
+
+
+@dataclass(frozen=True)
+class SeenRequest:
+    """One chat completion request as received: the body and whether it carried credentials."""
+
+    body: dict[str, Any]
+    has_authorization: bool
+    status: int
+
+
+class FakeOpenAIServer:
+    """Context manager running the server; ``base_url`` ends in ``/v1`` as the SDK expects.
+
+    ``max_concurrent``: more requests than this in flight get 429 with ``Retry-After`` (the
+    ``retry_after`` value, 1 s when None). ``fail_status``: every request (or the first
+    ``fail_count``) gets that status, with ``Retry-After`` when ``retry_after`` is set; the
+    attribute may be changed while running to take the "provider" down or bring it back.
+    ``requests`` keeps the last ``keep_requests`` requests for inspection.
+    """
+
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        *,
+        latency: float = 0.0,
+        max_concurrent: int | None = None,
+        fail_status: int | None = None,
+        fail_count: int | None = None,
+        retry_after: float | None = None,
+        keep_requests: int = 1000,
+    ) -> None:
+        self.responder: Responder = responder or (lambda body: "{}")
+        self.latency = latency
+        self.max_concurrent = max_concurrent
+        self.fail_status = fail_status
+        self.fail_count = fail_count
+        self.retry_after = retry_after
+        self.stats = ServerStats()
+        self.requests: deque[SeenRequest] = deque(maxlen=keep_requests)
+        self._ids = itertools.count(1)
+        self._failures_sent = 0
+        self._seen_systems: set[str] = set()
+        self._port: int | None = None
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._ready = threading.Event()
+        self._startup_error: BaseException | None = None
+        self._connections: set[asyncio.Task[None]] = set()
+
+    @property
+    def base_url(self) -> str:
+        if self._port is None:
+            raise RuntimeError("the fake server is not running")
+        return f"http://127.0.0.1:{self._port}/v1"
+
+    def start(self) -> FakeOpenAIServer:
+        self._thread = threading.Thread(target=self._run, name="fake-openai", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(10):
+            raise RuntimeError("the fake OpenAI server did not start within 10 s")
+        if self._startup_error is not None:
+            raise RuntimeError(f"the fake OpenAI server failed: {self._startup_error}")
+        return self
+
+    def stop(self) -> None:
+        loop, stop = self._loop, self._stop
+        if loop is not None and stop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(stop.set)
+        if self._thread is not None:
+            self._thread.join(10)
+            self._thread = None
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # --- the server thread ---------------------------------------------------------------
+
+    def _run(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        try:
+            self._loop.run_until_complete(self._serve())
+        finally:
+            self._loop.close()
+
+    async def _serve(self) -> None:
+        self._stop = asyncio.Event()
+        try:
+            # A deep backlog: a benchmark opens hundreds of connections at once.
+            server = await asyncio.start_server(self._connection, "127.0.0.1", 0, backlog=2048)
+        except OSError as exc:
+            self._startup_error = exc
+            self._ready.set()
+            return
+        self._port = server.sockets[0].getsockname()[1]
+        self._ready.set()
+        await self._stop.wait()
+        server.close()
+        for task in list(self._connections):
+            task.cancel()
+        await asyncio.gather(*self._connections, return_exceptions=True)
+        await server.wait_closed()
+
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections.add(task)
+        self.stats.connections += 1
+        try:
+            while await self._one_exchange(reader, writer):
+                pass
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+            pass  # the client went away mid-request: nothing to answer
+        except asyncio.CancelledError:
+            # Shutdown cancels open connections. Ending normally matters: asyncio's stream
+            # callback logs a traceback for every handler task that ends cancelled.
+            pass
+        finally:
+            self._connections.discard(task)
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+
+    async def _one_exchange(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> bool:
+        """Serve one request; False when the connection should close."""
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
+        except asyncio.IncompleteReadError:
+            return False  # clean close between requests
+        request_line, *header_lines = head.decode("latin-1").rstrip("\r\n").split("\r\n")
+        parts = request_line.split(" ")
+        headers = {}
+        for line in header_lines:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        length = headers.get("content-length") or "0"
+        if len(parts) != 3 or not length.isdigit() or "transfer-encoding" in headers:
+            # Only Content-Length bodies are read (httpx and the SDKs send nothing else).
+            await _write(writer, *_error(400, "malformed request line or body framing"), close=True)
+            return False
+        method, target, version = parts
+        body = await reader.readexactly(int(length))
+        keep_alive = version == "HTTP/1.1" and headers.get("connection", "").lower() != "close"
+        path = target.split("?", 1)[0].rstrip("/")
+        if method == "POST" and path == "/v1/chat/completions":
+            status, payload, extra = await self._chat(body, "authorization" in headers)
+        elif method == "GET" and path == "/v1/models":
+            status, payload, extra = 200, {"object": "list", "data": [_model("fake-model")]}, {}
+        else:
+            status, payload, extra = _error(404, f"no route for {method} {path}")
+        await _write(writer, status, payload, extra, close=not keep_alive)
+        return keep_alive
+
+    async def _chat(
+        self, raw: bytes, has_authorization: bool
+    ) -> tuple[int, dict[str, Any], dict[str, str]]:
+        stats = self.stats
+        stats.requests += 1
+        stats.with_authorization += has_authorization
+        try:
+            body = json.loads(raw)
+            if not isinstance(body, dict):
+                raise ValueError("the body is not a JSON object")
+        except ValueError as exc:
+            return _error(400, f"invalid JSON body: {exc}")
+        status, payload, extra = await self._answer(body)
+        self.requests.append(SeenRequest(body, has_authorization, status))
+        return status, payload, extra
+
+    async def _answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
+        stats = self.stats
+        if self.fail_status is not None and (
+            self.fail_count is None or self._failures_sent < self.fail_count
+        ):
+            self._failures_sent += 1
+            stats.failed += 1
+            wait = self.retry_after
+            return _error(self.fail_status, "simulated provider failure", wait)
+        if self.max_concurrent is not None and stats.in_flight >= self.max_concurrent:
+            stats.rate_limited += 1
+            wait = 1.0 if self.retry_after is None else self.retry_after
+            return _error(429, "simulated rate limit: too many requests in flight", wait)
+        stats.in_flight += 1
+        stats.max_in_flight = max(stats.max_in_flight, stats.in_flight)
+        try:
+            if self.latency > 0:
+                await asyncio.sleep(self.latency)
+            reply = self.responder(body)
+            if inspect.isawaitable(reply):
+                reply = await reply
+        except Exception as exc:  # a broken responder is the test's bug: say so in the 500
+            stats.failed += 1
+            return _error(500, f"responder raised {type(exc).__name__}: {exc}")
+        finally:
+            stats.in_flight -= 1
+        stats.completed += 1
+        fake = reply if isinstance(reply, FakeReply) else FakeReply(content=reply)
+        return 200, self._completion(body, fake), {}
+
+    def _completion(self, body: dict[str, Any], reply: FakeReply) -> dict[str, Any]:
+        number = next(self._ids)
+        message: dict[str, Any] = {"role": "assistant", "content": reply.content, "refusal": None}
+        finish = reply.finish_reason
+        if reply.refusal is not None:
+            message.update(content=None, refusal=reply.refusal)
+        elif (tool := _forced_tool(body)) is not None:
+            function = {"name": tool, "arguments": reply.content or ""}
+            call = {"id": f"call_{number}", "type": "function", "function": function}
+            message.update(content=None, tool_calls=[call])
+            finish = "tool_calls" if finish == "stop" else finish
+        prompt, cached = self._prompt_tokens(body.get("messages") or [])
+        completion = _tokens(reply.content or reply.refusal or "")
+        return {
+            "id": f"chatcmpl-fake-{number}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": str(body.get("model", "fake-model")),
+            "system_fingerprint": "fake",
+            "choices": [
+                {"index": 0, "message": message, "finish_reason": finish, "logprobs": None}
+            ],
+            "usage": {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+                "prompt_tokens_details": {"cached_tokens": cached},
+            },
+        }
+
+    def _prompt_tokens(self, messages: list[Any]) -> tuple[int, int]:
+        texts = [_text(m.get("content")) if isinstance(m, dict) else "" for m in messages]
+        total = sum(_tokens(t) for t in texts)
+        cached = 0
+        first = messages[0] if messages else None
+        if isinstance(first, dict) and first.get("role") in ("system", "developer"):
+            if texts[0] in self._seen_systems:
+                cached = _tokens(texts[0])
+            self._seen_systems.add(texts[0])
+        return total, cached
+
+
+def _forced_tool(body: dict[str, Any]) -> str | None:
+    """The function the request forces (or its only tool), else None."""
+    choice = body.get("tool_choice")
+    if isinstance(choice, dict):
+        name = (choice.get("function") or {}).get("name")
+        return str(name) if name else None
+    tools = body.get("tools") or []
+    if choice in (None, "required") and len(tools) == 1 and isinstance(tools[0], dict):
+        name = (tools[0].get("function") or {}).get("name")
+        return str(name) if name else None
+    return None
+
+
+def _text(content: Any) -> str:
+    return content if isinstance(content, str) else json.dumps(content)
+
+
+def _tokens(text: str) -> int:
+    return math.ceil(len(text) / _CHARS_PER_TOKEN)
+
+
+def _model(name: str) -> dict[str, Any]:
+    return {"id": name, "object": "model", "created": 0, "owned_by": "fake"}
+
+
+def _error(
+    status: int, message: str, retry_after: float | None = None
+) -> tuple[int, dict[str, Any], dict[str, str]]:
+    kind = "rate_limit_error" if status == 429 else "server_error" if status >= 500 else "error"
+    headers: dict[str, str] = {}
+    if retry_after is not None:
+        # Retry-After proper is whole seconds; the -ms header keeps the exact value.
+        headers["Retry-After"] = str(math.ceil(retry_after))
+        headers["retry-after-ms"] = str(round(retry_after * 1000))
+    return status, {"error": {"message": message, "type": kind, "code": None}}, headers
+
+
+async def _write(
+    writer: asyncio.StreamWriter,
+    status: int,
+    payload: dict[str, Any],
+    extra_headers: dict[str, str],
+    *,
+    close: bool,
+) -> None:
+    data = json.dumps(payload).encode("utf-8")
+    lines = [
+        f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}",
+        "Content-Type: application/json",
+        f"Content-Length: {len(data)}",
+        f"Connection: {'close' if close else 'keep-alive'}",
+        *(f"{name}: {value}" for name, value in extra_headers.items()),
+    ]
+    writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + data)
+    await writer.drain()

@@ -1,0 +1,94 @@
+"""Run the fake OpenAI-compatible server as a process of its own (benchmarks, manual checks).
+
+    python -m research_judge.testing.serve --responder my_module:respond --latency 0.1
+
+A separate process keeps the server's CPU out of the client's measurements. The protocol with
+the parent is two JSON lines on stdout: ``{"base_url": ...}`` once listening, and
+``{"stats": {...}}`` (the server's counters and CPU seconds) just before exiting. It stops itself
+when its stdin reaches end of file (the parent closed it, or died) or after ``--max-seconds``,
+so a forgotten server never outlives its benchmark for long.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import json
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from typing import cast
+
+from research_judge.testing.fake_openai import FakeOpenAIServer, Responder
+
+
+def load_responder(spec: str) -> Responder:
+    """``module:function`` -> the function; the module must be importable (see PYTHONPATH)."""
+    module_name, sep, attribute = spec.partition(":")
+    if not sep or not module_name or not attribute:
+        raise SystemExit(f"--responder must look like module:function, got {spec!r}")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise SystemExit(f"--responder {spec}: cannot import {module_name!r}: {exc}") from exc
+    responder = getattr(module, attribute, None)
+    if not callable(responder):
+        raise SystemExit(f"--responder {spec}: {module_name} has no function {attribute!r}")
+    return cast(Responder, responder)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m research_judge.testing.serve",
+        description="Serve a fake OpenAI-compatible Chat Completions API on 127.0.0.1.",
+    )
+    p.add_argument(
+        "--responder",
+        metavar="MODULE:FUNCTION",
+        help="function(body: dict) -> reply text; default answers '{}'",
+    )
+    p.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
+    p.add_argument(
+        "--max-concurrent",
+        type=int,
+        help="requests in flight beyond this get HTTP 429 with Retry-After",
+    )
+    p.add_argument("--retry-after", type=float, help="Retry-After seconds sent with a 429")
+    p.add_argument(
+        "--max-seconds",
+        type=float,
+        default=1800.0,
+        help="stop after this long even if stdin stays open",
+    )
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    responder = load_responder(args.responder) if args.responder else None
+    stop = threading.Event()
+
+    def wait_for_eof() -> None:
+        sys.stdin.buffer.read()  # returns at end of file: the parent is done with us
+        stop.set()
+
+    server = FakeOpenAIServer(
+        responder,
+        latency=args.latency,
+        max_concurrent=args.max_concurrent,
+        retry_after=args.retry_after,
+        keep_requests=0,  # nobody inspects them here; keep memory flat on long runs
+    )
+    with server:
+        print(json.dumps({"base_url": server.base_url}), flush=True)
+        threading.Thread(target=wait_for_eof, name="stdin-eof", daemon=True).start()
+        stop.wait(args.max_seconds)
+    stats = {**dataclasses.asdict(server.stats), "cpu_seconds": round(time.process_time(), 3)}
+    print(json.dumps({"stats": stats}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

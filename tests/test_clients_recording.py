@@ -1,0 +1,261 @@
+"""Record/replay and make_client: identical replies offline, misses named, no secrets on disk."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+
+from research_judge.clients import (
+    RecordingJudge,
+    ReplayJudge,
+    ScriptedJudge,
+    make_client,
+)
+from research_judge.clients.base import JudgeRequest, JudgeResponse, Message, Usage
+from research_judge.errors import ConfigError, InputFileError, ReplayMissError, TransientApiError
+
+SECRET = "sk-live-DO-NOT-LEAK-9f8e7d6c5b4a"
+
+
+def make_request(session_id: str = "s-1", text: str = "material") -> JudgeRequest:
+    return JudgeRequest(
+        call="scoring",
+        system="instructions",
+        messages=(Message("user", text),),
+        schema_name="scores",
+        schema={"type": "object", "additionalProperties": False},
+        session_id=session_id,
+    )
+
+
+def listing(directory: Path) -> list[Path]:
+    """The directory's entries (a plain function: async tests must not block on pathlib)."""
+    return sorted(directory.iterdir())
+
+
+def scripted(n: int) -> ScriptedJudge:
+    replies = [JudgeResponse(f'{{"n": {i}}}', Usage(100 + i, 50, 7), "stop") for i in range(n)]
+    return ScriptedJudge(replies, provider="openai", model="gpt-x")  # type: ignore[arg-type]
+
+
+async def test_record_then_replay_gives_identical_responses(tmp_path: Path) -> None:
+    recorder = RecordingJudge(scripted(3), tmp_path)
+    requests = [make_request(f"s-{i}", f"text {i}") for i in range(3)]
+    live = [await recorder.complete(r) for r in requests]
+    assert [p.name for p in listing(tmp_path)] == sorted(
+        f"{r.key('openai', 'gpt-x')}.json" for r in requests
+    )
+    stored = json.loads((tmp_path / f"{requests[1].key('openai', 'gpt-x')}.json").read_text())
+    assert stored["key"] == requests[1].key("openai", "gpt-x")
+    assert stored["session_id"] == "s-1"
+    assert stored["request"] == requests[1].canonical("openai", "gpt-x")
+    assert stored["response"]["content"] == '{"n": 1}'
+
+    replay = ReplayJudge(tmp_path, provider="openai", model="gpt-x")
+    # Replay in another order: answers are looked up by content, not by position.
+    for request, original in reversed(list(zip(requests, live, strict=True))):
+        again = await replay.complete(request)
+        assert (again.content, again.usage, again.stop_reason) == (
+            original.content,
+            original.usage,
+            original.stop_reason,
+        )
+        assert again.cached is True
+    assert replay.hits == 3
+
+
+async def test_replay_ignores_the_session_id_but_not_the_model(tmp_path: Path) -> None:
+    await RecordingJudge(scripted(1), tmp_path).complete(make_request("s-1"))
+    same_material = make_request("renamed-session")
+    replay = ReplayJudge(tmp_path, provider="openai", model="gpt-x")
+    assert (await replay.complete(same_material)).content == '{"n": 0}'
+    other_model = ReplayJudge(tmp_path, provider="openai", model="gpt-y")
+    with pytest.raises(ReplayMissError):
+        await other_model.complete(same_material)
+
+
+async def test_replay_miss_names_the_session_and_the_key(tmp_path: Path) -> None:
+    replay = ReplayJudge(tmp_path, provider="openai", model="gpt-x")
+    request = make_request("s-missing")
+    with pytest.raises(ReplayMissError) as caught:
+        await replay.complete(request)
+    message = str(caught.value)
+    assert "'s-missing'" in message
+    assert request.key("openai", "gpt-x") in message
+    assert str(tmp_path) in message
+
+
+async def test_failed_calls_are_not_recorded(tmp_path: Path) -> None:
+    recorder = RecordingJudge(ScriptedJudge([TransientApiError("down")]), tmp_path)
+    with pytest.raises(TransientApiError):
+        await recorder.complete(make_request())
+    assert listing(tmp_path) == []
+
+
+async def test_jsonl_recording_round_trips_and_last_line_wins(tmp_path: Path) -> None:
+    path = tmp_path / "nested" / "exchanges.jsonl"
+    recorder = RecordingJudge(scripted(3), path)
+    await recorder.complete(make_request("s-1", "a"))
+    await recorder.complete(make_request("s-2", "b"))
+    await recorder.complete(make_request("s-1", "a"))  # same material again: third reply
+    assert len(path.read_text().splitlines()) == 3
+    replay = ReplayJudge(path, provider="openai", model="gpt-x")
+    assert (await replay.complete(make_request("x", "a"))).content == '{"n": 2}'
+    assert (await replay.complete(make_request("x", "b"))).content == '{"n": 1}'
+
+
+async def test_no_key_or_auth_header_reaches_any_recording(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    seen: list[httpx2.Request] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        seen.append(request)
+        message = {"role": "assistant", "content": '{"ok": true}'}
+        body = {
+            "id": "c",
+            "object": "chat.completion",
+            "created": 1,
+            "model": "gpt-x",
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        }
+        return httpx2.Response(200, json=body)
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
+    judge = make_client("openai", "gpt-x", record=tmp_path / "rec", http_client=client)
+    await judge.complete(make_request())
+    await judge.complete(make_request("s-2", "more"))
+    await judge.aclose()
+    assert seen[0].headers["authorization"] == f"Bearer {SECRET}"  # the key was really in play
+    files = listing(tmp_path / "rec")
+    assert len(files) == 2
+    for file in files:
+        text = file.read_text().lower()
+        assert SECRET.lower() not in text
+        assert "bearer" not in text and "authorization" not in text
+    assert not [f for f in files if f.name.endswith(".tmp")]
+
+
+async def test_corrupt_recordings_are_reported_with_file_and_line(tmp_path: Path) -> None:
+    request = make_request()
+    key = request.key("openai", "gpt-x")
+    partial = {"key": key, "provider": "openai", "model": "gpt-x", "request": {}}
+    (tmp_path / f"{key}.json").write_text(json.dumps(partial))
+    with pytest.raises(InputFileError, match=f"{key}.json") as caught:
+        await ReplayJudge(tmp_path, provider="openai", model="gpt-x").complete(request)
+    assert "response" in str(caught.value)
+
+    good = {
+        "key": "k",
+        "provider": "openai",
+        "model": "gpt-x",
+        "request": {},
+        "response": {"content": "{}"},
+    }
+    bundle = tmp_path / "bundle.jsonl"
+    bundle.write_text(json.dumps(good) + "\n\nnot json\n")
+    with pytest.raises(InputFileError) as caught_line:
+        ReplayJudge(bundle, provider="openai", model="gpt-x")
+    assert caught_line.value.line == 3
+
+
+async def test_a_recording_under_the_wrong_name_is_refused(tmp_path: Path) -> None:
+    await RecordingJudge(scripted(1), tmp_path).complete(make_request("s-1", "a"))
+    [recorded] = listing(tmp_path)
+    other = make_request("s-1", "b")
+    recorded.rename(tmp_path / f"{other.key('openai', 'gpt-x')}.json")
+    with pytest.raises(InputFileError, match="does not match"):
+        await ReplayJudge(tmp_path, provider="openai", model="gpt-x").complete(other)
+
+
+def test_missing_replay_source_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="does not exist"):
+        ReplayJudge(tmp_path / "nope", provider="openai", model="m")
+
+
+# --- make_client --------------------------------------------------------------------------------
+
+
+def test_replay_needs_no_key_and_builds_no_sdk_client(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    for provider in ("openai", "anthropic"):
+        client = make_client(provider, "m", replay=tmp_path)
+        assert isinstance(client, ReplayJudge)
+        assert (client.provider, client.model) == (provider, "m")
+
+
+def test_importing_the_clients_package_loads_no_sdk() -> None:
+    code = (
+        "import sys, research_judge.clients as c; "
+        "assert 'openai' not in sys.modules and 'anthropic' not in sys.modules; "
+        "c.OpenAIJudge; assert 'openai' in sys.modules"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "words"),
+    [
+        ({"provider": "gemini", "model": "m"}, "unknown provider"),
+        ({"provider": "openai", "model": ""}, "--model"),
+        ({"provider": "openai", "model": "m", "mode": "native"}, "json_schema"),
+        ({"provider": "anthropic", "model": "m", "mode": "json_object"}, "tool"),
+    ],
+)
+def test_bad_choices_are_config_errors(kwargs: dict[str, Any], words: str) -> None:
+    with pytest.raises(ConfigError, match=words):
+        make_client(api_key="k", **kwargs)
+
+
+def test_record_and_replay_together_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="together"):
+        make_client("openai", "m", record=tmp_path / "a", replay=tmp_path)
+
+
+async def test_make_client_passes_mode_and_wraps_for_recording(tmp_path: Path) -> None:
+    bodies: list[dict[str, Any]] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        bodies.append(json.loads(request.content))
+        block = {"type": "tool_use", "id": "t", "name": "scores", "input": {"ok": True}}
+        usage = {"input_tokens": 3, "output_tokens": 2}
+        body = {
+            "id": "m",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-x",
+            "content": [block],
+            "stop_reason": "tool_use",
+            "usage": usage,
+        }
+        return httpx2.Response(200, json=body)
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
+    judge = make_client(
+        "anthropic", "claude-x", api_key="k-123456", http_client=client, record=tmp_path
+    )
+    assert isinstance(judge, RecordingJudge)
+    assert (judge.provider, judge.model) == ("anthropic", "claude-x")
+    response = await judge.complete(make_request())
+    assert json.loads(response.content) == {"ok": True}
+    assert bodies[0]["tool_choice"] == {"type": "tool", "name": "scores"}
+    replayed = await ReplayJudge(tmp_path, provider="anthropic", model="claude-x").complete(
+        make_request()
+    )
+    assert replayed.content == response.content
+
+
+async def test_closing_the_recorder_closes_the_inner_client(tmp_path: Path) -> None:
+    inner = scripted(0)
+    await RecordingJudge(inner, tmp_path).aclose()
+    assert inner.closed
