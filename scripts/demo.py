@@ -10,6 +10,7 @@ Each step runs the real ``research-judge`` command and shows it.
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import sys
@@ -18,7 +19,8 @@ from pathlib import Path
 from research_judge.cli import main as research_judge
 
 ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "demo-out"
+sys.path.insert(0, str(ROOT))  # the scripted agents live in fixtures/, importable from the root
+OUT = Path("demo-out")
 FIX = Path("fixtures")
 
 
@@ -33,6 +35,7 @@ def step(title: str, *args: str, ok: tuple[int, ...] = (0,)) -> int:
 
 
 def main() -> int:
+    os.chdir(ROOT)
     if OUT.exists():
         shutil.rmtree(OUT)  # a fresh run each time: no resume from an earlier demo
     OUT.mkdir()

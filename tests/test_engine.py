@@ -303,3 +303,48 @@ async def test_selection_by_metadata_and_a_stable_seeded_sample(tmp_path: Path) 
     c = await graded_ids(Selection(sample=7, seed=2), "c.jsonl")
     assert a == b and len(a) == 7 and a != c
     assert a == sorted(a)  # still in input order
+
+
+async def test_a_bad_line_before_the_end_is_refused_not_repaired(tmp_path: Path) -> None:
+    from research_judge.errors import InputFileError
+
+    src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(3)])
+    out = tmp_path / "o.jsonl"
+    await grade_file(src, out, Judge(ScriptedJudge(good_responder)), RunOptions())
+    lines = out.read_text().splitlines(keepends=True)
+    damaged = lines[0] + "garbage\n" + "".join(lines[1:])
+    out.write_text(damaged)
+    with pytest.raises(InputFileError, match=r"o\.jsonl:2: not a valid result line"):
+        await grade_file(src, out, Judge(ScriptedJudge([])), RunOptions())
+    assert out.read_text() == damaged  # untouched
+
+
+async def test_a_complete_last_line_missing_its_newline_is_kept(tmp_path: Path) -> None:
+    src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(3)])
+    out = tmp_path / "o.jsonl"
+    await grade_file(src, out, Judge(ScriptedJudge(good_responder)), RunOptions())
+    out.write_text(out.read_text().rstrip("\n"))
+    client = ScriptedJudge([])
+    stats = await grade_file(src, out, Judge(client), RunOptions())
+    assert stats.reused == 3 and client.history == []
+    assert ids_in(out) == ["s-0", "s-1", "s-2"] and out.read_text().endswith("\n")
+
+
+async def test_api_errors_are_retried_on_resume_but_judge_errors_are_kept(
+    tmp_path: Path,
+) -> None:
+    from research_judge.errors import ApiError
+
+    def responder(request: JudgeRequest) -> Any:
+        if request.session_id == "s-0":
+            return ApiError("HTTP 400: context too long", 400)
+        if request.session_id == "s-1" and request.call == "scoring":
+            return {"scores": []}
+        return good_responder(request)
+
+    src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(3)])
+    out = tmp_path / "o.jsonl"
+    await grade_file(src, out, Judge(ScriptedJudge(responder)), RunOptions())
+    again = ScriptedJudge(good_responder)
+    await grade_file(src, out, Judge(again), RunOptions())
+    assert {r.session_id for r in again.history} == {"s-0"}

@@ -9,7 +9,6 @@ verdict, so it stays out of every statistic. Transport failures are retried belo
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -82,6 +81,8 @@ class Judge:
         self.prompt_refs = {
             name: {"name": name, "sha256": pair.sha256} for name, pair in self.prompts.calls.items()
         }
+        # The re-ask wording shapes replies too, so a change to it must show in every result.
+        self.prompt_refs["reask"] = {"name": "reask", "sha256": self.prompts.reask_sha256}
         # Everything that changes what a result would say; resume regrades on any difference.
         self.fingerprint = content_hash(
             {
@@ -288,9 +289,13 @@ def _verdict_dict(checked: CheckedVerdict) -> dict[str, Any]:
 
 
 def _nonce(session: Session) -> str:
-    """A marker tag derived from the session text: text cannot forge a marker it must contain."""
-    h = hashlib.sha256()
-    for part in (session.question, session.answer, *(r.content for r in session.trajectory)):
-        h.update(part.encode("utf-8"))
-        h.update(b"\0")
-    return h.hexdigest()[:12]
+    """A marker tag derived from everything the prompt prints of the session.
+
+    Text cannot forge a closing marker, because the marker depends on the text containing it.
+    """
+    printed = {
+        "question": session.question,
+        "answer": session.answer,
+        "trajectory": [ref.model_dump() for ref in session.trajectory],
+    }
+    return content_hash(printed)[:12]

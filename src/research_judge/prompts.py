@@ -59,6 +59,7 @@ class PromptSet:
         )
         self.calls = {name: self._load_pair(name) for name in CALLS}
         self.reask = self._template("reask.j2")
+        self.reask_sha256 = hashlib.sha256(self._read("reask.j2").encode()).hexdigest()
         # Render once now: a broken re-ask template must fail at start-up, not mid-batch.
         self._render("reask.j2", self.reask, problems=["example problem"])
 

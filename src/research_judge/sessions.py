@@ -11,7 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from .errors import InputFileError
 
@@ -33,6 +40,12 @@ class Session(BaseModel):
     answer: str
     trajectory: list[Reference] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("metadata", mode="before")
+    @classmethod
+    def _null_metadata_is_empty(cls, value: Any) -> Any:
+        # Many loggers write null for "no metadata"; that is not a mistake worth a bad line.
+        return {} if value is None else value
 
     @model_validator(mode="after")
     def _unique_reference_ids(self) -> Session:
@@ -81,9 +94,9 @@ def iter_sessions(path: str | Path) -> Iterator[tuple[int, Session | InputFileEr
 
 def parse_session_line(path: Path, number: int, line: str) -> Session | InputFileError:
     try:
-        raw = json.loads(line)
+        raw = json.loads(line.rstrip("\r\n"))
     except json.JSONDecodeError as exc:
-        return InputFileError(path, f"not valid JSON ({exc.msg} at column {exc.colno})", number)
+        return InputFileError(path, f"not valid JSON: {exc.msg} (column {exc.colno})", number)
     if not isinstance(raw, dict):
         return InputFileError(path, f"expected a JSON object, got {type(raw).__name__}", number)
     try:
