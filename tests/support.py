@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from research_judge.clients.base import JudgeRequest
+from research_judge.clients.base import JudgeRequest, Message
 
 CRITERIA = ("effectiveness", "fluff", "structure")
 
@@ -86,3 +86,18 @@ def good_responder(request: JudgeRequest) -> dict[str, Any]:
     if request.call == "counting":
         return counting_reply(ref_ids_in(request))
     return scoring_reply()
+
+
+def body_responder(body: dict[str, Any]) -> str:
+    """A fake-server responder: well-formed replies built from the request body alone."""
+    fmt = body.get("response_format") or {}
+    name = (fmt.get("json_schema") or {}).get("name", "")
+    user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+    request = JudgeRequest(
+        "counting" if name == "counting_verdicts" else "scoring",
+        "",
+        (Message("user", user),),
+        name,
+        {},
+    )
+    return json.dumps(good_responder(request))

@@ -21,6 +21,7 @@ from ..engine import (
     CachingJudge,
     Estimator,
     ResilientClient,
+    RetryPolicy,
     RunOptions,
     Selection,
     grade_file,
@@ -45,7 +46,8 @@ def build_client(args: argparse.Namespace) -> JudgeClient:
     client: JudgeClient = make_client(
         args.provider, args.model, base_url=args.base_url, mode=args.mode, timeout=args.timeout
     )
-    client = ResilientClient(client, concurrency=args.concurrency)
+    policy = RetryPolicy(attempts=args.retries + 1, down_after=args.down_after)
+    client = ResilientClient(client, concurrency=args.concurrency, policy=policy)
     if not args.no_cache:
         client = CachingJudge(client, args.cache_dir or default_cache_dir())
     if args.record:
@@ -72,7 +74,9 @@ def build_judge(args: argparse.Namespace, client: JudgeClient, prices: PriceTabl
         prompts=PromptSet(args.prompts),
         policy=policy,
         settings=JudgeSettings(
-            max_attempts=args.max_attempts, strict_evidence=args.strict_evidence
+            max_attempts=args.max_attempts,
+            strict_evidence=args.strict_evidence,
+            temperature=args.temperature,
         ),
         prices=prices,
     )
@@ -81,6 +85,8 @@ def build_judge(args: argparse.Namespace, client: JudgeClient, prices: PriceTabl
 def _check_args(args: argparse.Namespace) -> None:
     if args.concurrency < 1:
         raise ConfigError(f"--concurrency must be at least 1, got {args.concurrency}")
+    if args.retries < 0:
+        raise ConfigError(f"--retries must be 0 or more, got {args.retries}")
     if args.record and args.replay:
         raise ConfigError("--record and --replay cannot be used together")
 

@@ -9,6 +9,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..engine.resilience import RetryPolicy
+from ..engine.run import RunOptions
+from ..engine.select import Selection
+from ..judge import JudgeSettings
+
+# Flag defaults come from the library's own defaults: one setting, one default.
+_JUDGE, _RETRY, _RUN = JudgeSettings(), RetryPolicy(), RunOptions()
+
 EXIT_OK, EXIT_FAILED_ITEMS, EXIT_PROVIDER_DOWN, EXIT_STOPPED = 0, 2, 3, 4
 
 
@@ -45,7 +53,16 @@ def register(subparsers: Any) -> None:
     )
     judge.add_argument("--timeout", type=float, help="seconds per HTTP request (SDK default)")
     judge.add_argument(
-        "--max-attempts", type=int, default=3, help="attempts per call when the reply is invalid"
+        "--max-attempts",
+        type=int,
+        default=_JUDGE.max_attempts,
+        help="attempts per call when the reply is invalid",
+    )
+    judge.add_argument(
+        "--temperature",
+        type=_temperature,
+        default=_JUDGE.temperature,
+        help="sampling temperature; 'none' sends none (reasoning models accept only their own)",
     )
     judge.add_argument("--prompts", metavar="DIR", help="folder of prompt templates to use")
     judge.add_argument(
@@ -66,7 +83,23 @@ def register(subparsers: Any) -> None:
         pol.add_argument(f"--min-{name}", type=kind, metavar="N", help=f"minimum {name} for a pass")
     run = p.add_argument_group("run")
     run.add_argument(
-        "--concurrency", type=int, default=8, help="at most N judge requests in flight"
+        "--concurrency",
+        type=int,
+        default=_RUN.concurrency,
+        help="at most N judge requests in flight",
+    )
+    run.add_argument(
+        "--retries",
+        type=int,
+        default=_RETRY.attempts - 1,
+        help="transport retries per request (429, 5xx, timeouts)",
+    )
+    run.add_argument(
+        "--down-after",
+        type=float,
+        default=_RETRY.down_after,
+        metavar="SECONDS",
+        help="stop the run when no request has succeeded for this long (exit 3, resumable)",
     )
     run.add_argument("--no-cache", action="store_true", help="do not use the response cache")
     run.add_argument(
@@ -87,7 +120,7 @@ def register(subparsers: Any) -> None:
     )
     cost.add_argument("--prices", metavar="FILE", help="price table adding to the shipped one")
     cost.add_argument("--sample", type=int, metavar="N", help="grade a seeded sample of N")
-    cost.add_argument("--seed", type=int, default=0, help="seed of --sample")
+    cost.add_argument("--seed", type=int, default=Selection().seed, help="seed of --sample")
     cost.add_argument(
         "--where",
         action="append",
@@ -97,6 +130,18 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--json", action="store_true", help="print the closing summary as JSON")
     p.set_defaults(run=run_grade)
+
+
+def _temperature(text: str) -> float | None:
+    if text.lower() in ("none", "default"):
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'none', got {text!r}") from None
+    if not 0.0 <= value <= 2.0:
+        raise argparse.ArgumentTypeError(f"temperature must be within 0..2, got {value}")
+    return value
 
 
 def run_grade(args: argparse.Namespace) -> int:

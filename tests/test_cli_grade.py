@@ -1,0 +1,213 @@
+"""``research-judge grade`` end to end: the real CLI, the real OpenAI SDK, a fake server."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from research_judge.cli import main
+from research_judge.results import read_results
+from research_judge.testing.fake_openai import FakeOpenAIServer
+
+from support import body_responder, session, write_sessions
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+SECRET = "sk-test-DO-NOT-STORE-0123456789abcdef"
+REPLAY = ["--provider", "scripted", "--model", "authored-lenient-judge"]
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with FakeOpenAIServer(body_responder) as srv:
+        yield srv
+
+
+def net(srv: FakeOpenAIServer, tmp_path: Path, *extra: str) -> list[str]:
+    return [
+        "--provider", "openai", "--model", "gpt-4o-mini", "--base-url", srv.base_url,
+        "--cache-dir", str(tmp_path / "cache"), "--quiet", *extra,
+    ]  # fmt: skip
+
+
+def test_replaying_the_bundled_recordings_grades_every_fixture(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "results.jsonl"
+    code = main(["grade", str(FIXTURES / "sessions.jsonl"), "--out", str(out), *REPLAY,
+                 "--replay", str(FIXTURES / "recordings"), "--quiet"])  # fmt: skip
+    assert code == 0
+    results = read_results(out)
+    expected = [json.loads(line)["id"] for line in (FIXTURES / "sessions.jsonl").open()]
+    assert [r.session_id for r in results] == expected
+    assert all(r.ok for r in results)
+    assert "graded 20, errors 0" in capsys.readouterr().out
+
+
+def test_bad_lines_are_named_and_good_sessions_graded_with_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "results.jsonl"
+    bad = FIXTURES / "bad_sessions.jsonl"
+    code = main(["grade", str(bad), "--out", str(out), *REPLAY,
+                 "--replay", str(FIXTURES / "recordings"), "--quiet"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2
+    for line in (2, 3, 5, 6, 7, 8):
+        assert f"{bad}:{line}: " in err
+    assert "not valid JSON" in err and "duplicate session id" in err
+    assert "duplicate reference id" in err and "content: missing" in err
+    assert [r.session_id for r in read_results(out)] == ["b-0001", "b-0002", "b-0003"]
+
+
+def test_a_replay_miss_is_a_session_error_naming_the_session(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = write_sessions(tmp_path / "s.jsonl", [session("never-recorded")])
+    empty = tmp_path / "recordings"
+    empty.mkdir()
+    out = tmp_path / "o.jsonl"
+    code = main(["grade", str(src), "--out", str(out), *REPLAY, "--replay", str(empty), "--quiet"])
+    assert code == 2
+    [result] = read_results(out)
+    assert result.error_kind == "replay_miss"
+    assert result.error is not None and "'never-recorded'" in result.error
+
+
+def test_record_then_replay_gives_the_same_results_and_no_key_is_stored(
+    tmp_path: Path, server: FakeOpenAIServer
+) -> None:
+    src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(4)])
+    rec = tmp_path / "rec"
+    recorded, replayed = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    assert main(["grade", str(src), "--out", str(recorded), *net(server, tmp_path),
+                 "--record", str(rec)]) == 0  # fmt: skip
+    sent = server.stats.requests
+    assert sent == 8 and server.stats.with_authorization == 8
+    assert main(["grade", str(src), "--out", str(replayed), "--provider", "openai",
+                 "--model", "gpt-4o-mini", "--replay", str(rec), "--quiet"]) == 0  # fmt: skip
+    assert server.stats.requests == sent  # replay never touched the network
+
+    def essence(path: Path) -> list[tuple[object, ...]]:
+        return [(r.session_id, r.ratios, r.scores, r.verdicts, r.verdict) for r in
+                read_results(path)]  # fmt: skip
+
+    assert essence(recorded) == essence(replayed)
+    for path in [*tmp_path.rglob("*")]:
+        if path.is_file():
+            assert SECRET not in path.read_text(errors="replace"), path
+
+
+def test_the_cache_makes_a_rerun_free(tmp_path: Path, server: FakeOpenAIServer) -> None:
+    src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(3)])
+    main(["grade", str(src), "--out", str(tmp_path / "a.jsonl"), *net(server, tmp_path)])
+    first = server.stats.requests
+    main(["grade", str(src), "--out", str(tmp_path / "b.jsonl"), *net(server, tmp_path)])
+    assert server.stats.requests == first
+    main(["grade", str(src), "--out", str(tmp_path / "c.jsonl"), *net(server, tmp_path),
+          "--no-cache"])  # fmt: skip
+    assert server.stats.requests == 2 * first
+
+
+def test_session_text_reaches_the_server_verbatim(tmp_path: Path, server: FakeOpenAIServer) -> None:
+    tricky = '{{ user.name }} {% if x %}y{% endif %} "quoted" it\'s <b>&amp;</b>'
+    raw = session("t", answer=tricky)
+    raw["trajectory"][0]["content"] = tricky
+    src = write_sessions(tmp_path / "s.jsonl", [raw])
+    main(["grade", str(src), "--out", str(tmp_path / "o.jsonl"), *net(server, tmp_path)])
+    bodies = [json.dumps(r.body) for r in server.requests]
+    assert len(bodies) == 2
+    assert all(json.dumps(tricky)[1:-1] in body for body in bodies)
+
+
+def test_dry_run_estimates_and_sends_nothing(
+    tmp_path: Path, server: FakeOpenAIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(5)])
+    out = tmp_path / "o.jsonl"
+    assert main(["grade", str(src), "--out", str(out), *net(server, tmp_path), "--dry-run"]) == 0
+    text = capsys.readouterr().out
+    assert "dry run: 5 session(s)" in text and "cost $" in text
+    assert server.stats.requests == 0 and not out.exists()
+
+
+def test_max_cost_stops_early_with_exit_4_and_a_resumable_file(
+    tmp_path: Path, server: FakeOpenAIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(40)])
+    out = tmp_path / "o.jsonl"
+    code = main(["grade", str(src), "--out", str(out), *net(server, tmp_path),
+                 "--max-cost", "0.0015", "--concurrency", "1"])  # fmt: skip
+    assert code == 4
+    assert "--max-cost" in capsys.readouterr().err
+    done = len(read_results(out))
+    assert 0 < done < 40
+    assert main(["grade", str(src), "--out", str(out), *net(server, tmp_path)]) == 0
+    assert len(read_results(out)) == 40
+
+
+def test_a_rate_limited_server_still_gets_every_session_graded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(30)])
+    out = tmp_path / "o.jsonl"
+    with FakeOpenAIServer(body_responder, latency=0.02, max_concurrent=3, retry_after=0.05) as srv:
+        code = main(["grade", str(src), "--out", str(out), *net(srv, tmp_path, "--no-cache"),
+                     "--concurrency", "12"])  # fmt: skip
+        assert srv.stats.rate_limited > 0
+    results = read_results(out)
+    assert code == 0
+    assert len(results) == 30 and all(r.error is None for r in results)
+
+
+@pytest.mark.parametrize(
+    ("status", "needle"), [(503, "no successful judge call"), (401, "rejected")]
+)
+def test_a_provider_that_is_down_stops_the_run_with_exit_3(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    status: int, needle: str,
+) -> None:  # fmt: skip
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(50)])
+    with FakeOpenAIServer(body_responder, fail_status=status, retry_after=0) as srv:
+        code = main(["grade", str(src), "--out", str(tmp_path / "o.jsonl"),
+                     *net(srv, tmp_path, "--retries", "1", "--down-after", "0")])  # fmt: skip
+        sent = srv.stats.requests
+    err = capsys.readouterr().err
+    assert code == 3
+    assert needle in err and "run the same command again to resume" in err
+    assert SECRET not in err
+    assert sent < 50
+
+
+def test_selection_by_metadata(tmp_path: Path) -> None:
+    out = tmp_path / "smoke.jsonl"
+    replay = ["--replay", str(FIXTURES / "recordings"), "--quiet"]
+    sessions = str(FIXTURES / "sessions.jsonl")
+    code = main(["grade", sessions, "--out", str(out), *REPLAY, *replay, "--where", "tier=smoke"])
+    assert code == 0
+    results = read_results(out)
+    assert results and all(r.metadata["tier"] == "smoke" for r in results)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--concurrency", "0"],
+        ["--record", "a", "--replay", "b"],
+        ["--provider", "nope"],
+    ],
+)
+def test_bad_flags_are_one_line_errors_with_exit_2(
+    tmp_path: Path, argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = write_sessions(tmp_path / "s.jsonl", [session()])
+    code = main(["grade", str(src), "--out", str(tmp_path / "o.jsonl"), "--model", "m", *argv])
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert err.startswith("research-judge grade: error:") and "\n" not in err
