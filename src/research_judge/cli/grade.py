@@ -13,9 +13,11 @@ from ..engine.resilience import RetryPolicy
 from ..engine.run import RunOptions
 from ..engine.select import Selection
 from ..judge import JudgeSettings
+from ..policy import VerdictPolicy
+from ._help import DefaultsFormatter
 
 # Flag defaults come from the library's own defaults: one setting, one default.
-_JUDGE, _RETRY, _RUN = JudgeSettings(), RetryPolicy(), RunOptions()
+_JUDGE, _RETRY, _RUN, _POLICY = JudgeSettings(), RetryPolicy(), RunOptions(), VerdictPolicy()
 
 EXIT_OK, EXIT_FAILED_ITEMS, EXIT_PROVIDER_DOWN, EXIT_STOPPED = 0, 2, 3, 4
 
@@ -35,7 +37,7 @@ def register(subparsers: Any) -> None:
             "Exit 0 when every session was graded, 2 when an input line or a session failed, "
             "3 when the provider was unreachable or refused us, 4 when --max-cost stopped the run."
         ),
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=DefaultsFormatter,
     )
     p.add_argument("sessions", metavar="SESSIONS.jsonl", help="logged sessions, one per line")
     p.add_argument("--out", required=True, metavar="RESULTS.jsonl", help="results file (resumed)")
@@ -80,7 +82,14 @@ def register(subparsers: Any) -> None:
         ("relevance", float),
         ("utilization", float),
     ):
-        pol.add_argument(f"--min-{name}", type=kind, metavar="N", help=f"minimum {name} for a pass")
+        current = getattr(_POLICY, f"min_{name}")
+        shown = "no minimum" if current is None else current
+        pol.add_argument(
+            f"--min-{name}",
+            type=kind,
+            metavar="N",
+            help=f"minimum {name} for a pass (default policy: {shown})",
+        )
     run = p.add_argument_group("run")
     run.add_argument(
         "--concurrency",
@@ -103,7 +112,9 @@ def register(subparsers: Any) -> None:
     )
     run.add_argument("--no-cache", action="store_true", help="do not use the response cache")
     run.add_argument(
-        "--cache-dir", type=Path, help=f"response cache folder (default {default_cache_dir()})"
+        "--cache-dir",
+        type=Path,
+        help=f"response cache folder (default: {default_cache_dir()}, or under $XDG_CACHE_HOME)",
     )
     run.add_argument("--record", metavar="DIR", help="save every judge exchange as JSON in DIR")
     run.add_argument("--replay", metavar="DIR", help="answer only from exchanges saved in DIR")
