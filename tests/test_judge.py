@@ -254,3 +254,18 @@ async def test_session_text_reaches_the_judge_verbatim() -> None:
     await Judge(client).grade(make(raw))
     for request in client.history:
         assert tricky in request.messages[0].content
+
+
+async def test_replies_that_cost_nothing_cost_zero_even_for_an_unpriced_model() -> None:
+    def responder(request: JudgeRequest) -> Any:
+        return JudgeResponse(json.dumps(good_responder(request)), Usage(500, 0, 80), cached=True)
+
+    client = ScriptedJudge(responder, model="no-such-model-in-the-table")
+    result = await Judge(client, prices=PriceTable.load()).grade(make(session()))
+    assert result.usage.cost_usd == 0.0 and result.usage.input_tokens == 1000
+
+
+async def test_a_billable_reply_from_an_unpriced_model_has_unknown_cost() -> None:
+    client = ScriptedJudge(good_responder, model="no-such-model-in-the-table")
+    result = await Judge(client, prices=PriceTable.load()).grade(make(session()))
+    assert result.usage.cost_usd is None

@@ -186,7 +186,11 @@ class Judge:
     ) -> Result:
         usage = counted.usage + scored.usage
         billable = counted.billable + scored.billable
-        cost = self.prices.cost(self.client.model, billable) if self.prices else None
+        cost: float | None = None
+        if billable == Usage():
+            cost = 0.0  # every reply came from a recording or the cache: nothing was spent
+        elif self.prices is not None:
+            cost = self.prices.cost(self.client.model, billable)
         base: dict[str, Any] = {
             "session_id": session.id,
             "judge": {
