@@ -2,7 +2,8 @@
 
 1. grade the bundled sessions with the recorded (hand-authored) judge replies;
 2. validate the judge against the bundled human labels;
-3. compare against the previous agent version's results (when bundled);
+3. grade the previous agent version's answers to the same questions (fixtures/baseline/) and
+   compare against them, per criterion;
 4. write the HTML and Markdown reports;
 5. the deterministic task harness on two scripted agent versions.
 Each step runs the real ``research-judge`` command and shows it.
@@ -81,16 +82,26 @@ def main() -> int:
         "--md",
         str(OUT / "report.md"),
     ]
-    baseline = FIX / "baseline_results.jsonl"
-    if baseline.exists():
-        step(
-            "compare: the previous agent version against this one, per criterion",
-            "compare",
-            str(baseline),
-            results,
-            ok=(0, 1),
-        )
-        report += ["--baseline", str(baseline)]
+    baseline = str(OUT / "baseline-results.jsonl")
+    step(
+        "grade the previous agent version (v11) on the same questions, same recorded judge",
+        "grade",
+        str(FIX / "baseline" / "sessions.jsonl"),
+        "--out",
+        baseline,
+        *judge,
+        "--replay",
+        str(FIX / "recordings"),
+        "--quiet",
+    )
+    step(
+        "compare: the previous agent version (v11) against this one (v12), per criterion",
+        "compare",
+        baseline,
+        results,
+        ok=(0, 1),
+    )
+    report += ["--baseline", baseline]
     step("report: one self-contained HTML file (and Markdown for CI comments)", *report)
     _harness()
     print(f"\nHTML report: {OUT / 'report.html'}")

@@ -1,9 +1,12 @@
 """Regenerate the demo's judge recordings from the hand-authored replies.
 
 No model is reachable where this project is built, so the demo judge is scripted: each reply in
-``fixtures/judge_replies.jsonl`` was written by hand to behave like a lenient LLM judge. This
-script plays those replies through the real pipeline with recording on, so ``make demo`` (and
-the tests) can replay them byte for byte. Run it after any change to ``prompts/``:
+``fixtures/judge_replies.jsonl`` (agent v12) and ``fixtures/baseline/judge_replies.jsonl`` (the
+previous agent, v11) was written by hand to behave like a lenient LLM judge. This script plays
+those replies through the real pipeline with recording on, into one ``fixtures/recordings/``
+folder, so ``make demo`` (and the tests) can replay them byte for byte. A v11 session identical
+to its v12 counterpart renders the same request, so it shares the v12 recording (its authored
+reply is a copy of the v12 one). Run it after any change to ``prompts/``:
 
     .venv/bin/python scripts/record_fixtures.py
 """
@@ -26,7 +29,15 @@ from research_judge.judge import Judge
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 PROVIDER, MODEL = "scripted", "authored-lenient-judge"
-SOURCES = ("sessions.jsonl", "bad_sessions.jsonl")
+# (sessions file, the authored replies that answer its judge calls), relative to fixtures/.
+# Identical requests share one recording and the last write wins: bad_sessions.jsonl stays last
+# so the good b-000x lines (texts of s-0009, s-0017, s-0020, replies in the minimal wire form)
+# keep answering those requests, as they did before the baseline was added.
+SOURCES = (
+    ("sessions.jsonl", "judge_replies.jsonl"),
+    ("baseline/sessions.jsonl", "baseline/judge_replies.jsonl"),
+    ("bad_sessions.jsonl", "judge_replies.jsonl"),
+)
 
 
 def load_replies(path: Path) -> dict[str, dict[str, Any]]:
@@ -50,18 +61,19 @@ def responder_for(replies: dict[str, dict[str, Any]]) -> Any:
 
 
 async def main() -> int:
-    replies = load_replies(FIXTURES / "judge_replies.jsonl")
     target = FIXTURES / "recordings"
     if target.exists():
         shutil.rmtree(target)
-    client = RecordingJudge(
-        ScriptedJudge(responder_for(replies), provider=PROVIDER, model=MODEL), target
-    )
-    judge = Judge(client)
     with tempfile.TemporaryDirectory() as tmp:
-        for name in SOURCES:
+        for number, (name, replies_name) in enumerate(SOURCES):
+            # One scripted judge per replies file: v11 and v12 share session ids.
+            replies = load_replies(FIXTURES / replies_name)
+            client = RecordingJudge(
+                ScriptedJudge(responder_for(replies), provider=PROVIDER, model=MODEL), target
+            )
+            judge = Judge(client)
             stats = await grade_file(
-                FIXTURES / name, Path(tmp) / f"{name}.results", judge, RunOptions(concurrency=4)
+                FIXTURES / name, Path(tmp) / f"{number}.results", judge, RunOptions(concurrency=4)
             )
             print(f"{name}: graded {stats.graded}, errors {stats.errors}", file=sys.stderr)
     print(f"wrote {len(list(target.glob('*.json')))} exchanges to {target}", file=sys.stderr)
