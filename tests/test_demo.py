@@ -1,0 +1,39 @@
+"""``make demo`` runs end to end offline and shows each part of the story."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_demo_runs_offline_and_writes_the_report(tmp_path: Path) -> None:
+    # Run a copy so the test never touches a developer's demo-out/.
+    for name in ("scripts", "fixtures", "prompts"):
+        shutil.copytree(ROOT / name, tmp_path / name)
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    done = subprocess.run(
+        [sys.executable, str(tmp_path / "scripts" / "demo.py")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "sessions 20: graded 20, errors 0" in out
+    assert "fixtures/bad_sessions.jsonl:2: not valid JSON" in done.stdout + done.stderr
+    assert "agrees on 92% of human passes and 50% of human fails" in out
+    assert "Regressions (pass -> fail) (1):\n  s-0016" in out
+    assert "WARNING: 1 metrics dropped by more than 0.05 (structure)" in out
+    assert "regressions (1): multiply" in out and "fixes (1): author" in out
+    report = tmp_path / "demo-out" / "report.html"
+    assert f"HTML report: {Path('demo-out') / 'report.html'}" in out
+    html = report.read_text(encoding="utf-8")
+    for section in ('id="headline"', 'id="agreement"', 'id="worst"', 'id="regressions"'):
+        assert section in html
