@@ -307,4 +307,4 @@ def test_text_table_shows_every_metric_and_the_flags() -> None:
     assert rows["pass_rate"].split()[1:4] == ["0.800", "0.600", "-0.200"]
     assert "CRITICAL" in rows["pass_rate"]
     assert "s12, s13, s14, s15" in text
-    assert text.rstrip().splitlines()[-1].startswith("CRITICAL: 1 metrics dropped")
+    assert text.rstrip().splitlines()[-1].startswith("CRITICAL: 1 metric dropped")

@@ -30,7 +30,7 @@ def test_the_demo_runs_offline_and_writes_the_report(tmp_path: Path) -> None:
     assert "fixtures/bad_sessions.jsonl:2: not valid JSON" in done.stdout + done.stderr
     assert "agrees on 92% of human passes and 50% of human fails" in out
     assert "Regressions (pass -> fail) (1):\n  s-0016" in out
-    assert "WARNING: 1 metrics dropped by more than 0.05 (structure)" in out
+    assert "WARNING: 1 metric dropped by more than 0.05 (structure)" in out
     assert "regressions (1): multiply" in out and "fixes (1): author" in out
     report = tmp_path / "demo-out" / "report.html"
     assert f"HTML report: {Path('demo-out') / 'report.html'}" in out

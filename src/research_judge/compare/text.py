@@ -82,4 +82,6 @@ def _verdict_line(cmp: Comparison) -> str:
         return f"OK: no metric dropped by more than {cmp.threshold:g}"
     worst = "CRITICAL" if any(f.severity == "critical" for f in cmp.flags) else "WARNING"
     names = ", ".join(f.metric for f in cmp.flags)
-    return f"{worst}: {len(cmp.flags)} metrics dropped by more than {cmp.threshold:g} ({names})"
+    count = len(cmp.flags)
+    noun = "metric" if count == 1 else "metrics"
+    return f"{worst}: {count} {noun} dropped by more than {cmp.threshold:g} ({names})"
