@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from .clients.base import JudgeClient, JudgeRequest, Message, Usage, content_hash
+from .clients.base import CallKind, JudgeClient, JudgeRequest, Message, Usage, content_hash
 from .errors import (
     ApiError,
     ConfigError,
@@ -105,30 +105,26 @@ class Judge:
             "answer": session.answer,
             "references": [ref.model_dump() for ref in session.trajectory],
         }
-        counting = self.prompts.calls["counting"]
-        scoring = self.prompts.calls["scoring"]
         s = self.settings
+
+        def request(
+            call: CallKind, schema_name: str, schema: dict[str, Any], limit: int
+        ) -> JudgeRequest:
+            pair = self.prompts.calls[call]
+            return JudgeRequest(
+                call=call,
+                system=pair.system,
+                messages=(Message("user", pair.render_user(**variables)),),
+                schema_name=schema_name,
+                schema=schema,
+                max_output_tokens=limit,
+                temperature=s.temperature,
+                session_id=session.id,
+            )
+
         return (
-            JudgeRequest(
-                call="counting",
-                system=counting.system,
-                messages=(Message("user", counting.render_user(**variables)),),
-                schema_name="counting_verdicts",
-                schema=COUNTING_SCHEMA,
-                max_output_tokens=s.counting_max_tokens,
-                temperature=s.temperature,
-                session_id=session.id,
-            ),
-            JudgeRequest(
-                call="scoring",
-                system=scoring.system,
-                messages=(Message("user", scoring.render_user(**variables)),),
-                schema_name="criterion_scores",
-                schema=SCORING_SCHEMA,
-                max_output_tokens=s.scoring_max_tokens,
-                temperature=s.temperature,
-                session_id=session.id,
-            ),
+            request("counting", "counting_verdicts", COUNTING_SCHEMA, s.counting_max_tokens),
+            request("scoring", "criterion_scores", SCORING_SCHEMA, s.scoring_max_tokens),
         )
 
     # --- grading ------------------------------------------------------------------------------
