@@ -171,11 +171,11 @@ async def test_tool_mode_falls_back_to_content_when_the_server_ignores_the_tool(
 
 def test_wire_format_is_built_once_per_schema_object() -> None:
     judge = judge_for(answering(completion()))
-    first = judge.request_kwargs(make_request())["response_format"]
-    again = judge.request_kwargs(make_request(session_id="other"))["response_format"]
+    first = judge.request_body(make_request())["response_format"]
+    again = judge.request_body(make_request(session_id="other"))["response_format"]
     assert first is again
     other_schema = {**SCHEMA, "required": ["score"]}
-    other = judge.request_kwargs(make_request(schema=other_schema))["response_format"]
+    other = judge.request_body(make_request(schema=other_schema))["response_format"]
     assert other["json_schema"]["schema"] is other_schema
 
 

@@ -348,3 +348,41 @@ async def test_api_errors_are_retried_on_resume_but_judge_errors_are_kept(
     again = ScriptedJudge(good_responder)
     await grade_file(src, out, Judge(again), RunOptions())
     assert {r.session_id for r in again.history} == {"s-0"}
+
+
+async def test_the_limiter_is_first_come_first_served_and_cancellation_leaks_no_slot() -> None:
+    from research_judge.engine import AdaptiveLimiter
+
+    limiter = AdaptiveLimiter(1)
+    await limiter.acquire()
+    order: list[str] = []
+
+    async def wait(name: str) -> None:
+        await limiter.acquire()
+        order.append(name)
+
+    first, doomed, last = (asyncio.create_task(wait(n)) for n in ("first", "doomed", "last"))
+    await asyncio.sleep(0)
+    doomed.cancel()
+    limiter.release()
+    await first
+    limiter.release()
+    await last
+    assert order == ["first", "last"]
+    assert doomed.cancelled()
+    limiter.release()
+    assert limiter.in_flight == 0
+
+
+async def test_the_limiter_halves_once_per_window_and_grows_back() -> None:
+    from research_judge.engine import AdaptiveLimiter
+
+    limiter = AdaptiveLimiter(8)
+    epoch = await limiter.acquire()
+    limiter.on_rate_limited(epoch)
+    limiter.on_rate_limited(epoch)  # same burst: no second cut
+    assert limiter.limit == 4 and limiter.cuts == 1
+    limiter.release()
+    for _ in range(40):
+        limiter.on_success()
+    assert limiter.limit == 8

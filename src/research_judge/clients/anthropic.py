@@ -66,7 +66,7 @@ class AnthropicJudge:
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
         try:
-            message = await self._client.messages.create(**self.request_kwargs(request))
+            message = await self._client.messages.create(**self.request_body(request))
         except anthropic.APIStatusError as exc:
             raise self._status_error(exc, request) from None
         except anthropic.APIConnectionError as exc:
@@ -82,7 +82,7 @@ class AnthropicJudge:
     async def aclose(self) -> None:
         await self._client.close()
 
-    def request_kwargs(self, request: JudgeRequest) -> dict[str, Any]:
+    def request_body(self, request: JudgeRequest) -> dict[str, Any]:
         """The keyword arguments of ``messages.create`` for this request."""
         kwargs: dict[str, Any] = {
             "model": self.model,

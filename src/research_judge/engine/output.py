@@ -140,6 +140,12 @@ class ResultsFile:
         Returns True when the file had to be rewritten.
         """
         self.close()
+        # The usual case (a fresh or cleanly resumed run): already one line per session, in
+        # order. Checking that needs no maps, which matter at 100k sessions.
+        if len(self._lines) == len(input_order) and all(
+            line.session_id == sid for line, sid in zip(self._lines, input_order, strict=True)
+        ):
+            return False
         latest: dict[str, _Line] = {line.session_id: line for line in self._lines}
         rank = {sid: i for i, sid in enumerate(input_order)}
         wanted = sorted(latest.values(), key=lambda ln: (rank.get(ln.session_id, len(rank)),))

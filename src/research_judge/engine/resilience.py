@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -53,20 +54,38 @@ class AdaptiveLimiter:
         self.peak_in_flight = 0
         self.cuts = 0
         self.epoch = 0
-        self._cond = asyncio.Condition()
+        # FIFO of waiters, woken one at a time: waking every waiter on each release (a
+        # Condition's notify_all) costs O(waiters) task switches per request at batch scale.
+        self._waiters: deque[asyncio.Future[None]] = deque()
 
     async def acquire(self) -> int:
-        """Wait for a slot; return the epoch it was granted in."""
-        async with self._cond:
-            await self._cond.wait_for(lambda: self.in_flight < int(self.limit))
+        """Wait for a slot (first come, first served); return the epoch it was granted in."""
+        if self._waiters or self.in_flight >= int(self.limit):
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            try:
+                await waiter  # the slot was taken for us by _wake
+            except asyncio.CancelledError:
+                if waiter.done() and not waiter.cancelled():
+                    self.release()  # granted just as we were cancelled: give it back
+                else:
+                    self._waiters.remove(waiter)
+                raise
+        else:
             self.in_flight += 1
-            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
-            return self.epoch
+        self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+        return self.epoch
 
-    async def release(self) -> None:
-        async with self._cond:
-            self.in_flight -= 1
-            self._cond.notify_all()
+    def release(self) -> None:
+        self.in_flight -= 1
+        self._wake()
+
+    def _wake(self) -> None:
+        while self._waiters and self.in_flight < int(self.limit):
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                self.in_flight += 1
+                waiter.set_result(None)
 
     def on_rate_limited(self, epoch: int) -> None:
         if epoch == self.epoch:
@@ -77,6 +96,7 @@ class AdaptiveLimiter:
     def on_success(self) -> None:
         # Additive increase: a full window of successes buys one more slot.
         self.limit = min(float(self.maximum), self.limit + 1.0 / self.limit)
+        self._wake()
 
 
 class Health:
@@ -170,7 +190,7 @@ class ResilientClient:
             self.health.failure(exc)
             raise
         finally:
-            await self.limiter.release()
+            self.limiter.release()
         self.limiter.on_success()
         self.health.success()
         return response

@@ -1,0 +1,125 @@
+"""Benchmark 2: client CPU per session at zero latency, pipeline vs a bare SDK loop.
+
+Both run in this process against the same fake server (another process, so its CPU is not
+counted) at the same concurrency, alternating, several times; the median of each is reported.
+The ratio pipeline / bare says what our code costs on top of the two SDK calls it cannot avoid.
+When the ratio misses its target, the pipeline is profiled (cProfile) and the top costs printed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import cProfile
+import pstats
+import statistics
+from collections import defaultdict
+from pathlib import Path
+
+from bare_loop import bare_run, render_bodies
+from cost_breakdown import breakdown, format_breakdown
+from judge_replies import write_sessions
+from pipeline import Figure, build_chain, grade_timed
+from server_process import FakeServerProcess
+
+TARGET = 1.5
+WARMUP_SESSIONS = 20
+
+
+def run(
+    workdir: Path,
+    *,
+    sessions: int = 600,
+    concurrency: int = 40,
+    repeats: int = 3,
+    profile: bool | None = None,
+) -> list[Figure]:
+    """``profile``: None profiles only when the ratio misses the target."""
+    src = write_sessions(workdir / "cpu.sessions.jsonl", sessions)
+    warm = write_sessions(workdir / "cpu.warmup.jsonl", WARMUP_SESSIONS, seed=9)
+    pipeline_ms: list[float] = []
+    bare_ms: list[float] = []
+    with FakeServerProcess(latency=0.0) as server:
+        url = server.base_url
+        bodies = render_bodies(src, url)
+        asyncio.run(_pipeline_cpu(url, warm, workdir, concurrency))
+        asyncio.run(bare_run(render_bodies(warm, url), url, concurrency))
+        for _ in range(repeats):
+            cpu = asyncio.run(_pipeline_cpu(url, src, workdir, concurrency))
+            pipeline_ms.append(cpu * 1000 / sessions)
+            _wall, cpu = asyncio.run(bare_run(bodies, url, concurrency))
+            bare_ms.append(cpu * 1000 / sessions)
+        pipe, bare = statistics.median(pipeline_ms), statistics.median(bare_ms)
+        ratio = pipe / bare
+        if profile or (profile is None and ratio > TARGET):
+            print(top_costs(url, src, workdir, concurrency))
+    rows = breakdown(src, workdir, concurrency)
+    print(format_breakdown(rows))
+    ours = rows[-1][1]
+    detail = (
+        f"{sessions} sessions x {repeats} runs each, concurrency {concurrency}, latency 0: "
+        f"pipeline {_list(pipeline_ms)} ms/session, bare SDK loop {_list(bare_ms)} ms/session"
+    )
+    print(f"[cpu] {detail}")
+    print(
+        f"[cpu] pipeline {pipe:.2f} ms/session, bare {bare:.2f} ms/session, ratio {ratio:.2f} "
+        f"(target <= {TARGET})"
+    )
+    return [
+        Figure("cpu", "pipeline CPU per session", f"{pipe:.2f} ms", "", None, detail),
+        Figure("cpu", "bare SDK loop CPU per session", f"{bare:.2f} ms", "", None),
+        Figure("cpu", "our code alone (no HTTP) per session", f"{ours:.2f} ms", "", None),
+        Figure("cpu", "pipeline / bare", f"{ratio:.2f}", f"<= {TARGET}", ratio <= TARGET),
+    ]
+
+
+async def _pipeline_cpu(url: str, src: Path, workdir: Path, concurrency: int) -> float:
+    out = workdir / "cpu.out.jsonl"
+    out.unlink(missing_ok=True)
+    judge, client = build_chain(url, concurrency)
+    try:
+        timed = await grade_timed(src, out, judge, concurrency)
+    finally:
+        await client.aclose()
+    if timed.stats.errors:
+        raise RuntimeError(f"pipeline run had {timed.stats.errors} errored sessions")
+    return timed.cpu
+
+
+def top_costs(url: str, src: Path, workdir: Path, concurrency: int, limit: int = 15) -> str:
+    """cProfile of one pipeline run: own time per package, then our costliest functions."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    asyncio.run(_pipeline_cpu(url, src, workdir, concurrency))
+    profiler.disable()
+    stats = pstats.Stats(profiler)
+    sessions = sum(1 for _ in src.open("rb"))
+    by_group: dict[str, float] = defaultdict(float)
+    ours: list[tuple[float, str]] = []
+    for (path, line, name), (_cc, _nc, own, _cum, _callers) in stats.stats.items():  # type: ignore[attr-defined]
+        group = _group(path)
+        by_group[group] += own
+        if group.startswith("research_judge"):
+            ours.append((own, f"{group}:{line}({name})"))
+    lines = ["[cpu] cProfile of one pipeline run, own time in ms/session (profiling inflates all):"]
+    for group, own in sorted(by_group.items(), key=lambda kv: -kv[1])[:limit]:
+        lines.append(f"  {group:<40} {own * 1000 / sessions:7.3f}")
+    lines.append("[cpu] our costliest functions (own time, ms/session):")
+    for own, where in sorted(ours, reverse=True)[:limit]:
+        lines.append(f"  {where:<70} {own * 1000 / sessions:7.3f}")
+    return "\n".join(lines)
+
+
+def _group(path: str) -> str:
+    """A profiled function's package: site-packages name, our module, stdlib module, or C."""
+    if path == "~":
+        return "builtins (C)"
+    if "/site-packages/" in path:
+        return path.split("/site-packages/", 1)[1].split("/", 1)[0]
+    if "/src/research_judge/" in path:
+        module = path.split("/src/", 1)[1].removesuffix(".py")
+        return module.replace("/", ".")
+    return "stdlib " + Path(path).stem
+
+
+def _list(values: list[float]) -> str:
+    return "/".join(f"{v:.2f}" for v in values)

@@ -1,0 +1,93 @@
+"""Benchmark 1: how close the real pipeline gets to the ideal wall time at a given latency.
+
+ideal = calls x latency / concurrency: with ``concurrency`` requests always in flight and
+nothing else costing time, N calls of ``latency`` seconds take exactly that long. efficiency =
+ideal / measured wall, measured around ``grade_file`` only (median of ``repeats`` runs).
+Anything the client does between replies (rendering, parsing, validation, evidence checks,
+writing, and the SDK's own work) shows up as lost efficiency. The bare SDK loop (the same two
+``post`` calls per session and nothing else) is measured in the same way as a reference: it
+is the most any client built on the SDK can reach on this machine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+from collections.abc import Iterable
+from pathlib import Path
+
+from bare_loop import bare_run, render_bodies
+from judge_replies import write_sessions
+from pipeline import Figure, Timed, build_chain, grade_timed
+from server_process import FakeServerProcess
+
+TARGET = 0.9
+WARMUP_SESSIONS = 8
+
+
+def run(
+    workdir: Path,
+    *,
+    sessions: int = 400,
+    latency: float = 0.1,
+    concurrency: int = 40,
+    repeats: int = 3,
+) -> list[Figure]:
+    src = write_sessions(workdir / "efficiency.sessions.jsonl", sessions)
+    warm = write_sessions(workdir / "efficiency.warmup.jsonl", WARMUP_SESSIONS, seed=9)
+    runs: list[Timed] = []
+    bare: list[tuple[float, float]] = []
+    with FakeServerProcess(latency=latency) as server:
+        url = server.base_url
+        bodies = render_bodies(src, url)
+        asyncio.run(_pipeline(url, warm, workdir, 4))
+        asyncio.run(bare_run(render_bodies(warm, url), url, 4))
+        for _ in range(repeats):
+            runs.append(asyncio.run(_pipeline(url, src, workdir, concurrency)))
+            bare.append(asyncio.run(bare_run(bodies, url, concurrency)))
+    calls = runs[0].stats.calls
+    if calls != 2 * sessions or any(t.stats.errors for t in runs):
+        raise RuntimeError(f"efficiency runs were not clean: {[t.stats for t in runs]}")
+    ideal = calls * latency / concurrency
+    wall = statistics.median(t.wall for t in runs)
+    cpu = statistics.median(t.cpu for t in runs)
+    bare_wall = statistics.median(w for w, _ in bare)
+    bare_cpu = statistics.median(c for _, c in bare)
+    efficiency, bare_efficiency = ideal / wall, ideal / bare_wall
+    detail = (
+        f"{sessions} sessions, {calls} calls, latency {latency}s, concurrency {concurrency}: "
+        f"ideal {ideal:.2f}s; pipeline wall {_list(t.wall for t in runs)}s "
+        f"(client CPU {cpu:.2f}s); bare SDK loop wall {_list(w for w, _ in bare)}s "
+        f"(CPU {bare_cpu:.2f}s); server peak in flight {server.stats.get('max_in_flight')}"
+    )
+    print(f"[efficiency] {detail}")
+    print(
+        f"[efficiency] pipeline efficiency = {efficiency:.3f} (target >= {TARGET}); "
+        f"bare SDK loop = {bare_efficiency:.3f}"
+    )
+    return [
+        Figure(
+            "efficiency",
+            "ideal / wall, pipeline",
+            f"{efficiency:.3f}",
+            f">= {TARGET}",
+            efficiency >= TARGET,
+            detail,
+        ),
+        Figure("efficiency", "ideal / wall, bare SDK loop", f"{bare_efficiency:.3f}", "", None),
+        Figure("efficiency", "client CPU / ideal wall, pipeline", f"{cpu / ideal:.2f}", "", None),
+    ]
+
+
+async def _pipeline(base_url: str, src: Path, workdir: Path, concurrency: int) -> Timed:
+    out = workdir / f"{src.stem}.out.jsonl"
+    out.unlink(missing_ok=True)
+    judge, client = build_chain(base_url, concurrency)  # a fresh chain, as each CLI run has
+    try:
+        return await grade_timed(src, out, judge, concurrency)
+    finally:
+        await client.aclose()
+
+
+def _list(values: Iterable[float]) -> str:
+    return "/".join(f"{v:.2f}" for v in values)

@@ -1,0 +1,107 @@
+"""The benchmark scripts work: each runs at a tiny size and reports its figures.
+
+Timings are never asserted here (they depend on the machine); what is asserted is what a broken
+script or a changed prompt would break: the benchmark replies still fit the rendered prompts,
+every run grades cleanly, and the pass/fail properties (rate limiting, kill -9) hold.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from research_judge.clients.openai import OpenAIJudge
+from research_judge.clients.scripted import ScriptedJudge
+from research_judge.evidence import EvidenceChecker
+from research_judge.judge import Judge
+from research_judge.sessions import Session, iter_sessions
+from research_judge.verdicts import parse_counting, parse_scoring
+
+BENCH_DIR = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def bench(name: str) -> ModuleType:
+    if str(BENCH_DIR) not in sys.path:
+        sys.path.insert(0, str(BENCH_DIR))
+    return importlib.import_module(name)
+
+
+def numbers(figures: list, benchmark: str) -> dict[str, float]:
+    """Figure name -> its measured number, for one benchmark's figures."""
+    out = {}
+    for f in figures:
+        assert f.benchmark == benchmark
+        out[f.name] = float(f.value.split()[0])
+    return out
+
+
+def test_benchmark_replies_fit_the_rendered_prompts(tmp_path: Path) -> None:
+    replies = bench("judge_replies")
+    src = replies.write_sessions(tmp_path / "s.jsonl", 25)
+    judge = Judge(ScriptedJudge([]))
+    sessions = [s for _, s in iter_sessions(src)]
+    assert len(sessions) == 25 and all(isinstance(s, Session) for s in sessions)
+    wire = OpenAIJudge("gpt-4o-mini", api_key="sk-test", base_url="http://127.0.0.1:9/v1")
+    for s in sessions:
+        # The bodies the real client would send, answered as the fake server answers them.
+        counting, scoring = (wire.request_body(r) for r in judge.first_requests(s))
+        verdicts = parse_counting(replies.respond(counting), s.reference_ids)
+        assert {v.id for v in verdicts if v.check == "relevant"} == set(s.reference_ids)
+        checker = EvidenceChecker(s)
+        checked = [checker.check(v) for v in verdicts]
+        assert all(c.evidence_verified and c.claim_verified is not False for c in checked)
+        assert {v.answer for v in verdicts} == {True, False}  # a mix, as a real judge gives
+        assert set(parse_scoring(replies.respond(scoring))) == {
+            "effectiveness",
+            "fluff",
+            "structure",
+        }
+
+
+def test_efficiency_and_cpu_benchmarks_run(tmp_path: Path) -> None:
+    eff = numbers(
+        bench("bench_efficiency").run(tmp_path, sessions=6, latency=0.01, concurrency=4, repeats=1),
+        "efficiency",
+    )
+    assert eff["ideal / wall, pipeline"] > 0 and eff["ideal / wall, bare SDK loop"] > 0
+    cpu = numbers(
+        bench("bench_cpu").run(tmp_path, sessions=6, concurrency=4, repeats=1, profile=False),
+        "cpu",
+    )
+    assert cpu["pipeline CPU per session"] > 0 and cpu["bare SDK loop CPU per session"] > 0
+    assert cpu["pipeline / bare"] == pytest.approx(
+        cpu["pipeline CPU per session"] / cpu["bare SDK loop CPU per session"], abs=0.01
+    )
+
+
+def test_rss_benchmark_falls_back_to_the_instant_client_when_http_is_too_slow(
+    tmp_path: Path,
+) -> None:
+    figures = bench("bench_rss").run(tmp_path, small=4, large=12, http_mid=None, http_limit=0.0)
+    names = [f.name for f in figures]
+    assert names[:3] == ["peak RSS 4 (instant)", "peak RSS 12 (instant)", "growth 4->12 (instant)"]
+    assert "InstantClient" in figures[2].note
+    assert numbers(figures, "rss")["peak RSS 12 (instant)"] > 10  # MB: a real process
+    assert not list(tmp_path.glob("rss.*"))  # the large files are cleaned up
+
+
+def test_rate_limited_run_grades_everything(tmp_path: Path) -> None:
+    figures = bench("bench_rate_limit").run(
+        tmp_path, sessions=10, concurrency=8, provider_limit=2, latency=0.03, retry_after=0.05
+    )
+    graded = figures[0]
+    assert graded.value == "10 / 0" and graded.ok is True
+    seen, retries = (int(x) for x in figures[1].value.split(" / "))
+    assert seen > 0 and retries >= seen  # the limit was really hit, and every 429 retried
+
+
+def test_kill_minus_nine_benchmark_passes(tmp_path: Path) -> None:
+    kill = bench("bench_kill_resume")
+    figures = kill.run(
+        tmp_path, sessions=16, concurrency=2, latency=0.03, cases=(kill.Case((0.25,), 0.005),)
+    )
+    assert [(f.value, f.ok) for f in figures] == [("1/1", True), ("0", True)]
