@@ -33,10 +33,21 @@ def render_bodies(sessions: Path, base_url: str) -> list[tuple[dict[str, Any], d
 
 
 async def bare_run(
-    bodies: list[tuple[dict[str, Any], dict[str, Any]]], base_url: str, concurrency: int
+    bodies: list[tuple[dict[str, Any], dict[str, Any]]],
+    base_url: str,
+    concurrency: int,
+    *,
+    sdk_default_transport: bool = False,
 ) -> tuple[float, float]:
-    """Send every pair, at most ``concurrency`` requests in flight; return (wall, CPU) seconds."""
-    client = openai.AsyncOpenAI(api_key=DUMMY_KEY, base_url=base_url, max_retries=0)
+    """Send every pair, at most ``concurrency`` requests in flight; return (wall, CPU) seconds.
+
+    By default the client is configured as ``OpenAIJudge`` configures it (aiohttp transport, no
+    SDK retries); ``sdk_default_transport`` uses the SDK's default httpx2 transport instead.
+    """
+    transport = None if sdk_default_transport else openai.DefaultAioHttpClient()
+    client = openai.AsyncOpenAI(
+        api_key=DUMMY_KEY, base_url=base_url, max_retries=0, http_client=transport
+    )
     limit = asyncio.Semaphore(concurrency)
     sessions_in_flight = asyncio.Semaphore(concurrency)
 

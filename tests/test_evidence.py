@@ -245,3 +245,33 @@ def test_reference_checks_have_no_claim_to_verify(kind: str) -> None:
 def test_fold_is_words_separated_by_single_spaces() -> None:
     assert fold("  Hello,   WORLD!\n“Quoted”—text… ") == "hello world quoted text"
     assert fold("") == ""
+
+
+def test_the_cheap_verbatim_test_never_accepts_what_the_full_fold_rejects() -> None:
+    # The checker tries a cheap whitespace-token match before folding a whole reference; it is
+    # only sound if every cheap hit is also a hit of the full fold. Probe with tricky tokens.
+    import random
+
+    from research_judge.evidence import _light_quote, _Text
+
+    pool = [
+        "1.5", "5", "million", "-20", "\u221220", "20", "°C", "1,000", "1000", "1.000", "e.g.",
+        "U.S.", "it's", "“quoted”", "(see", "r2)", "well-known", "well", "known", "x-1", "...",
+        "…", "end.", "end", "a,", "b;", "Café", "CAFÉ", "über", "3rd", "_id", "—", "5.",
+    ]  # fmt: skip
+    rng = random.Random(11)
+    checked = hits = 0
+    for _ in range(4000):
+        words = [rng.choice(pool) for _ in range(rng.randint(3, 12))]
+        text = rng.choice([" ", "  ", "\n"]).join(words)
+        start = rng.randrange(len(words))
+        quote_words = words[start : start + rng.randint(1, 4)]
+        if rng.random() < 0.3:
+            quote_words = [rng.choice(pool) for _ in quote_words]
+        quote = " ".join(quote_words)
+        cheap = _Text(text).contains_verbatim(_light_quote(quote))
+        full = occurs_in(quote, [fold(text)])
+        assert not cheap or full, (quote, text)
+        checked += 1
+        hits += cheap
+    assert hits > checked // 4  # the cheap path is actually taken

@@ -46,6 +46,53 @@ def occurs_in(quote: str, folded_sources: Iterable[str]) -> bool:
     return False
 
 
+class _Text:
+    """One session text, prepared for quote lookups.
+
+    Most quotes are copied verbatim, so a cheap form (casefolded, whitespace-split tokens) is
+    tried first; the full ``fold`` of a long reference is only computed when that fails. A hit on
+    whole whitespace tokens is always a hit on the folded text too, so the result is the same.
+    """
+
+    __slots__ = ("_folded", "_light", "raw")
+
+    def __init__(self, raw: str) -> None:
+        self.raw = raw
+        self._light = f" {_light(raw)} "
+        self._folded: str | None = None
+
+    def contains(self, quote: str) -> bool:
+        return self.contains_verbatim(_light_quote(quote)) or self.contains_folded(quote)
+
+    def contains_verbatim(self, light_quote: str | None) -> bool:
+        """The cheap test, given ``_light_quote(quote)``: whole whitespace tokens, casefolded."""
+        return light_quote is not None and light_quote in self._light
+
+    def contains_folded(self, quote: str) -> bool:
+        if self._folded is None:
+            self._folded = fold(self.raw)
+        return occurs_in(quote, [self._folded])
+
+
+# Characters ``fold`` always treats as separators; dropping them keeps the cheap form consistent
+# with the full one. "." and "," only count when a space follows (inside "1.5" they matter).
+_LIGHT_SEPARATORS = str.maketrans(dict.fromkeys("\"'“”‘’()[]{}<>;:!?…—–*|/\\\n\r\t", " "))
+
+
+def _light_quote(quote: str) -> str | None:
+    """The padded cheap form of a quote, or None when only the full fold can judge it."""
+    if _ELLIPSIS.search(quote):
+        return None
+    light = _light(quote)
+    return f" {light} " if light else None
+
+
+def _light(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).casefold().replace("\u2212", "-")
+    text = (text.translate(_LIGHT_SEPARATORS) + " ").replace(". ", " ").replace(", ", " ")
+    return " ".join(text.split())
+
+
 @dataclass(frozen=True)
 class CheckedVerdict:
     verdict: Verdict
@@ -57,12 +104,12 @@ class EvidenceChecker:
     """Folds a session's texts once, then checks each verdict against the right ones."""
 
     def __init__(self, session: Session) -> None:
-        self._answer = fold(session.answer)
+        self._answer = _Text(session.answer)
         self._refs = {
-            ref.id: fold(" ".join(filter(None, (ref.title, ref.content))))
+            ref.id: _Text("\n".join(filter(None, (ref.title, ref.content))))
             for ref in session.trajectory
         }
-        self._everything = [self._answer, fold(session.question), *self._refs.values()]
+        self._everything = [self._answer, _Text(session.question), *self._refs.values()]
 
     def check(self, verdict: Verdict) -> CheckedVerdict:
         return CheckedVerdict(verdict, self._evidence_ok(verdict), self._claim_ok(verdict))
@@ -70,16 +117,24 @@ class EvidenceChecker:
     def _evidence_ok(self, v: Verdict) -> bool:
         if not v.answer:
             # A "no" quotes the closest passage checked: it must come from the session somewhere.
-            return occurs_in(v.evidence, self._everything)
+            return _found(v.evidence, self._everything)
         if v.check == "relevant":
-            return occurs_in(v.evidence, [self._refs[v.id]])
+            return _found(v.evidence, [self._refs[v.id]])
         if v.check == "used":
-            return occurs_in(v.evidence, [self._refs[v.id], self._answer])
+            return _found(v.evidence, [self._refs[v.id], self._answer])
         # grounded "yes": the quote must come from the reference named as its source.
         source = self._refs.get(v.source or "")
-        return source is not None and occurs_in(v.evidence, [source])
+        return source is not None and source.contains(v.evidence)
 
     def _claim_ok(self, v: Verdict) -> bool | None:
         if v.check != "grounded":
             return None
-        return bool(v.claim) and occurs_in(v.claim or "", [self._answer])
+        return bool(v.claim) and self._answer.contains(v.claim or "")
+
+
+def _found(quote: str, texts: list[_Text]) -> bool:
+    # Cheap test on every text first: a full fold only when no text has the quote verbatim.
+    light = _light_quote(quote)
+    return any(t.contains_verbatim(light) for t in texts) or any(
+        t.contains_folded(quote) for t in texts
+    )

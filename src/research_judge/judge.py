@@ -9,6 +9,7 @@ verdict, so it stays out of every statistic. Transport failures are retried belo
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -293,9 +294,11 @@ def _nonce(session: Session) -> str:
 
     Text cannot forge a closing marker, because the marker depends on the text containing it.
     """
-    printed = {
-        "question": session.question,
-        "answer": session.answer,
-        "trajectory": [ref.model_dump() for ref in session.trajectory],
-    }
-    return content_hash(printed)[:12]
+    digest = hashlib.sha256()
+    parts = [session.question, session.answer]
+    for ref in session.trajectory:
+        parts += [ref.id, ref.title or "", ref.url or "", ref.content]
+    for part in parts:
+        digest.update(part.encode("utf-8", "surrogatepass"))
+        digest.update(b"\0")
+    return digest.hexdigest()[:12]

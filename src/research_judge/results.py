@@ -6,7 +6,6 @@ report, resume) go through ``read_results`` so every consumer sees the same vali
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
@@ -102,7 +101,9 @@ class Result(_Model):
         raise KeyError(name)
 
     def to_json_line(self) -> str:
-        return json.dumps(self.model_dump(mode="json"), ensure_ascii=False) + "\n"
+        # pydantic's serializer writes the JSON directly (unescaped UTF-8), several times faster
+        # than model_dump + json.dumps; the engine calls this once per session.
+        return self.model_dump_json() + "\n"
 
 
 def iter_results(path: str | Path) -> Iterator[Result | InputFileError]:

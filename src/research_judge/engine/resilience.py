@@ -164,6 +164,12 @@ class ResilientClient:
         self._sleep = sleep
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        # Most calls succeed at once; building tenacity's machinery for each of them costs more
+        # CPU than the rest of this layer, so it is only built once a call has failed.
+        try:
+            return await self._once(request)
+        except TransientApiError as exc:
+            failed: TransientApiError | None = exc
         retrying = AsyncRetrying(
             retry=retry_if_exception_type(TransientApiError),
             wait=_RetryAfterWait(self.policy),
@@ -174,6 +180,11 @@ class ResilientClient:
         )
         async for attempt in retrying:
             with attempt:
+                if failed is not None:
+                    # Attempt 1 was the call above: hand its failure to tenacity, which then
+                    # waits (honouring Retry-After) and retries as its policy says.
+                    first, failed = failed, None
+                    raise first
                 return await self._once(request)
         raise AssertionError("unreachable: tenacity re-raises the last error")
 
