@@ -1,10 +1,106 @@
 """research-judge: grade research-agent sessions with an LLM judge you can trust.
 
-The public API is what ``__all__`` names; every other module is private.
+The public API is what ``__all__`` names; every other module is private. Names are imported on
+first use, so ``import research_judge`` stays cheap (no SDK, no scikit-learn until needed).
 """
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+# name -> module that defines it
+_EXPORTS = {
+    # ingest and the judge
+    "Session": "sessions",
+    "Reference": "sessions",
+    "iter_sessions": "sessions",
+    "Judge": "judge",
+    "JudgeSettings": "judge",
+    "VerdictPolicy": "policy",
+    "load_policy": "policy",
+    "PromptSet": "prompts",
+    # clients
+    "JudgeClient": "clients.base",
+    "JudgeRequest": "clients.base",
+    "JudgeResponse": "clients.base",
+    "make_client": "clients",
+    "ScriptedJudge": "clients",
+    "RecordingJudge": "clients",
+    "ReplayJudge": "clients",
+    # many sessions, results
+    "grade_file": "engine",
+    "RunOptions": "engine",
+    "Selection": "engine",
+    "Result": "results",
+    "read_results": "results",
+    # downstream
+    "read_labels": "validate",
+    "validate_run": "validate",
+    "compare_runs": "compare",
+    "write_report": "report",
+    # errors
+    "ResearchJudgeError": "errors",
+    "UserError": "errors",
+    "JudgeError": "errors",
+    "ApiError": "errors",
+}
+
+# Spelled out for linters and readers; a test checks it matches _EXPORTS.
+__all__ = [
+    "ApiError",
+    "Judge",
+    "JudgeClient",
+    "JudgeError",
+    "JudgeRequest",
+    "JudgeResponse",
+    "JudgeSettings",
+    "PromptSet",
+    "RecordingJudge",
+    "Reference",
+    "ReplayJudge",
+    "ResearchJudgeError",
+    "Result",
+    "RunOptions",
+    "ScriptedJudge",
+    "Selection",
+    "Session",
+    "UserError",
+    "VerdictPolicy",
+    "__version__",
+    "compare_runs",
+    "grade_file",
+    "iter_sessions",
+    "load_policy",
+    "make_client",
+    "read_labels",
+    "read_results",
+    "validate_run",
+    "write_report",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'research_judge' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"research_judge.{module}"), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+if TYPE_CHECKING:
+    from .clients import RecordingJudge, ReplayJudge, ScriptedJudge, make_client
+    from .clients.base import JudgeClient, JudgeRequest, JudgeResponse
+    from .compare import compare_runs
+    from .engine import RunOptions, Selection, grade_file
+    from .errors import ApiError, JudgeError, ResearchJudgeError, UserError
+    from .judge import Judge, JudgeSettings
+    from .policy import VerdictPolicy, load_policy
+    from .prompts import PromptSet
+    from .report import write_report
+    from .results import Result, read_results
+    from .sessions import Reference, Session, iter_sessions
+    from .validate import read_labels, validate_run
