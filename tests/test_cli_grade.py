@@ -211,3 +211,17 @@ def test_bad_flags_are_one_line_errors_with_exit_2(
     err = capsys.readouterr().err.strip()
     assert code == 2
     assert err.startswith("research-judge grade: error:") and "\n" not in err
+
+
+def test_progress_goes_to_stderr_as_plain_lines_when_not_a_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "results.jsonl"
+    code = main(["grade", str(FIXTURES / "sessions.jsonl"), "--out", str(out), *REPLAY,
+                 "--replay", str(FIXTURES / "recordings")])  # fmt: skip
+    captured = capsys.readouterr()
+    assert code == 0
+    assert "\r" not in captured.err
+    done = [line for line in captured.err.splitlines() if line.startswith("done: ")]
+    assert len(done) == 1 and "20/20" in done[0] and "errors 0" in done[0]
+    assert "done: " not in captured.out  # stdout keeps only the summary
