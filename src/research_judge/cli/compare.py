@@ -9,6 +9,7 @@ import argparse
 import json
 from typing import Any
 
+from ..compare.core import DEFAULT_CRITICAL_THRESHOLD, DEFAULT_THRESHOLD
 from ..errors import UserError
 
 
@@ -33,16 +34,17 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--threshold",
         type=float,
-        default=0.05,
+        default=DEFAULT_THRESHOLD,
         metavar="X",
-        help="flag a metric that drops by more than X on the 0..1 scale (default 0.05)",
+        help="flag a metric that drops by more than X on the 0..1 scale (default %(default)s)",
     )
     p.add_argument(
         "--critical-threshold",
         type=float,
-        default=0.10,
+        default=DEFAULT_CRITICAL_THRESHOLD,
         metavar="X",
-        help="a pass-rate drop beyond X is flagged critical rather than warning (default 0.10)",
+        help="a pass-rate drop beyond X is flagged critical rather than warning "
+        "(default %(default)s)",
     )
     p.set_defaults(run=run)
 

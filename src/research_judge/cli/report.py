@@ -10,7 +10,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..compare.core import DEFAULT_THRESHOLD
 from ..errors import ConfigError
+from ..report.data import DEFAULT_WORST
 
 
 def register(subparsers: Any) -> None:
@@ -42,17 +44,17 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--worst",
         type=int,
-        default=10,
+        default=DEFAULT_WORST,
         metavar="N",
-        help="how many of the worst sessions the HTML shows in detail (default 10; "
+        help="how many of the worst sessions the HTML shows in detail (default %(default)s; "
         "the Markdown always lists at most 5)",
     )
     p.add_argument(
         "--threshold",
         type=float,
-        default=0.05,
+        default=DEFAULT_THRESHOLD,
         metavar="X",
-        help="with --baseline: flag metrics that dropped by more than X (default 0.05)",
+        help="with --baseline: flag metrics that dropped by more than X (default %(default)s)",
     )
     p.set_defaults(run=run)
 

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
-from .core import PASS_RATE, combined_value, compare_runs
+from .core import (
+    DEFAULT_CRITICAL_THRESHOLD,
+    DEFAULT_THRESHOLD,
+    PASS_RATE,
+    combined_value,
+    compare_runs,
+)
 from .model import Comparison, Flag, MetricDelta, SessionMove
 from .paired import PairedTest
 from .text import render_text
 
 __all__ = [
+    "DEFAULT_CRITICAL_THRESHOLD",
+    "DEFAULT_THRESHOLD",
     "PASS_RATE",
     "Comparison",
     "Flag",

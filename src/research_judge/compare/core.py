@@ -36,12 +36,17 @@ def combined_value(result: Result) -> float | None:
     return fmean(values) if values else None
 
 
+# The defaults of the flags, here once for the library, the CLI and the report.
+DEFAULT_THRESHOLD = 0.05
+DEFAULT_CRITICAL_THRESHOLD = 0.10
+
+
 def compare_runs(
     baseline: Sequence[Result],
     current: Sequence[Result],
     *,
-    threshold: float = 0.05,
-    critical_threshold: float = 0.10,
+    threshold: float = DEFAULT_THRESHOLD,
+    critical_threshold: float = DEFAULT_CRITICAL_THRESHOLD,
     top_movers: int = 10,
 ) -> Comparison:
     """Compare ``current`` against ``baseline``; see the module docstring for the rules."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..compare import DEFAULT_THRESHOLD
 from ..errors import ConfigError
 from ..results import read_results
 from .data import DEFAULT_WORST, ReportData, build_report
@@ -33,7 +34,7 @@ def write_report(
     labels: str | Path | None = None,
     baseline: str | Path | None = None,
     worst: int = DEFAULT_WORST,
-    threshold: float = 0.05,
+    threshold: float = DEFAULT_THRESHOLD,
 ) -> None:
     """Read results (and labels, and a baseline run) and write the HTML and/or Markdown report.
 

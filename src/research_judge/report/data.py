@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..compare import Comparison, compare_runs
+from ..compare import DEFAULT_THRESHOLD, Comparison, compare_runs
 from ..results import Result
 from .agreement import AgreementView, agreement_view
 from .distributions import CriteriaCharts, criteria_charts
@@ -54,7 +54,7 @@ def build_report(
     agreement: Mapping[str, Any] | None = None,
     baseline: Sequence[Result] | None = None,
     worst: int = DEFAULT_WORST,
-    threshold: float = 0.05,
+    threshold: float = DEFAULT_THRESHOLD,
     source: str = "",
     baseline_source: str = "",
 ) -> ReportData:
