@@ -134,7 +134,13 @@ async def test_invalid_after_all_attempts_is_an_error_not_a_verdict(kind: str) -
     assert result.verdict is None
     assert result.error_kind == "judge_output"
     assert result.error is not None and "after 3 attempts" in result.error
-    assert result.ratios is None and result.scores is None
+    assert result.scores is None
+    assert result.ratios is not None
+    assert (result.ratios.relevance, result.ratios.utilization, result.ratios.grounding) == (
+        None,
+        None,
+        None,
+    )
     assert sum(r.call == "counting" for r in client.history) == 3
 
 

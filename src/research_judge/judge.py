@@ -29,7 +29,7 @@ from .policy import VerdictPolicy
 from .pricing import PriceTable
 from .prompts import PromptSet
 from .ratios import compute_ratios
-from .results import Result
+from .results import UNDEFINED_RATIOS, Result
 from .sessions import Session
 from .verdicts import COUNTING_SCHEMA, SCORING_SCHEMA, Score, Verdict, parse_counting, parse_scoring
 
@@ -212,7 +212,12 @@ class Judge:
             failed = counted if counted.value is None else scored
             errors = [o.error for o in (counted, scored) if o.error]
             return Result.model_validate(
-                {**base, "error": " | ".join(errors), "error_kind": failed.error_kind}
+                {
+                    **base,
+                    "ratios": UNDEFINED_RATIOS,
+                    "error": " | ".join(errors),
+                    "error_kind": failed.error_kind,
+                }
             )
 
         checker = EvidenceChecker(session)

@@ -32,6 +32,11 @@ class Ratios(_Model):
     grounding: float | None = None
 
 
+# An errored session still has the ratios object, every ratio undefined, so readers that index
+# ``ratios["relevance"]`` never meet a null object.
+UNDEFINED_RATIOS = {"relevance": None, "utilization": None, "grounding": None}
+
+
 class CriterionScore(_Model):
     score: Literal[1, 2, 3]
     reasoning: str = ""

@@ -15,7 +15,7 @@ from pathlib import Path
 from ..errors import InputFileError, ProviderDownError
 from ..judge import Judge
 from ..progress import Progress
-from ..results import Result
+from ..results import UNDEFINED_RATIOS, Result
 from ..sessions import Session, iter_sessions
 from .estimate import Budget
 from .output import ResultsFile
@@ -172,6 +172,7 @@ def _internal_error(judge: Judge, session: Session, exc: Exception) -> Result:
     return Result.model_validate(
         {
             "session_id": session.id,
+            "ratios": UNDEFINED_RATIOS,
             "error": f"internal error: {type(exc).__name__}: {exc}",
             "error_kind": "internal",
             "judge": {
