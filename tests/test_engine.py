@@ -386,3 +386,23 @@ async def test_the_limiter_halves_once_per_window_and_grows_back() -> None:
     for _ in range(40):
         limiter.on_success()
     assert limiter.limit == 8
+
+
+async def test_a_provider_failure_behind_a_full_reorder_window_does_not_hang(
+    tmp_path: Path,
+) -> None:
+    # Session 0 is slow and then meets a dead provider; the sessions after it finish first and
+    # fill the reorder window. The run must stop, not wait for ever on the window.
+    async def responder(request: JudgeRequest) -> Any:
+        if request.session_id == "s-0":
+            await asyncio.sleep(0.05)
+            return ProviderDownError("the provider rejected the request: HTTP 401", 401)
+        return good_responder(request)
+
+    src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(10)])
+    run = grade_file(
+        src, tmp_path / "o.jsonl", Judge(ScriptedJudge(responder)),
+        RunOptions(concurrency=3, window=2),
+    )  # fmt: skip
+    with pytest.raises(ProviderDownError):
+        await asyncio.wait_for(run, timeout=5)

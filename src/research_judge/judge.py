@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
 from .clients.base import CallKind, JudgeClient, JudgeRequest, Message, Usage, content_hash
@@ -90,7 +90,7 @@ class Judge:
                 "provider": client.provider,
                 "model": client.model,
                 "prompts": self.prompt_refs,
-                "settings": self.settings.__dict__,
+                "settings": asdict(self.settings),
                 "policy": self.policy.to_dict(),
             }
         )
@@ -188,37 +188,21 @@ class Judge:
             cost = 0.0  # every reply came from a recording or the cache: nothing was spent
         elif self.prices is not None:
             cost = self.prices.cost(self.client.model, billable)
-        base: dict[str, Any] = {
-            "session_id": session.id,
-            "judge": {
-                "provider": self.client.provider,
-                "model": self.client.model,
-                "prompts": self.prompt_refs,
-                "fingerprint": self.fingerprint,
-            },
-            "usage": {
-                "input_tokens": usage.input_tokens,
-                "cached_input_tokens": usage.cached_input_tokens,
-                "output_tokens": usage.output_tokens,
-                "calls": counted.calls + scored.calls,
-                "cache_hits": counted.cache_hits + scored.cache_hits,
-                "cost_usd": cost,
-            },
-            "answer_stats": {"chars": len(session.answer), "words": len(session.answer.split())},
-            "question": session.question,
-            "metadata": session.metadata,
+        usage_info = {
+            "input_tokens": usage.input_tokens,
+            "cached_input_tokens": usage.cached_input_tokens,
+            "output_tokens": usage.output_tokens,
+            "calls": counted.calls + scored.calls,
+            "cache_hits": counted.cache_hits + scored.cache_hits,
+            "cost_usd": cost,
         }
         if counted.value is None or scored.value is None:
             failed = counted if counted.value is None else scored
             errors = [o.error for o in (counted, scored) if o.error]
-            return Result.model_validate(
-                {
-                    **base,
-                    "ratios": UNDEFINED_RATIOS,
-                    "error": " | ".join(errors),
-                    "error_kind": failed.error_kind,
-                }
+            return self.error_result(
+                session, " | ".join(errors), failed.error_kind or "client", usage_info
             )
+        base = self._base(session, usage_info)
 
         checker = EvidenceChecker(session)
         checked = [checker.check(v) for v in counted.value]
@@ -251,6 +235,35 @@ class Judge:
             }
         )
 
+    def error_result(
+        self, session: Session, error: str, kind: str, usage: dict[str, Any] | None = None
+    ) -> Result:
+        """A session this judge could not grade: no verdict, every ratio undefined."""
+        return Result.model_validate(
+            {
+                **self._base(session, usage or {}),
+                "ratios": UNDEFINED_RATIOS,
+                "error": error,
+                "error_kind": kind,
+            }
+        )
+
+    def _base(self, session: Session, usage: dict[str, Any]) -> dict[str, Any]:
+        """What every result of this judge carries, graded or not."""
+        return {
+            "session_id": session.id,
+            "judge": {
+                "provider": self.client.provider,
+                "model": self.client.model,
+                "prompts": self.prompt_refs,
+                "fingerprint": self.fingerprint,
+            },
+            "usage": usage,
+            "answer_stats": {"chars": len(session.answer), "words": len(session.answer.split())},
+            "question": session.question,
+            "metadata": session.metadata,
+        }
+
 
 def _failed(out: _Outcome[T], message: str, kind: str) -> _Outcome[T]:
     out.error, out.error_kind = message, kind
@@ -260,16 +273,7 @@ def _failed(out: _Outcome[T], message: str, kind: str) -> _Outcome[T]:
 def _with_feedback(request: JudgeRequest, bad_reply: str | None, feedback: str) -> JudgeRequest:
     """The same conversation plus the rejected reply and what was wrong with it."""
     extra = (Message("assistant", bad_reply),) if bad_reply is not None else ()
-    return JudgeRequest(
-        call=request.call,
-        system=request.system,
-        messages=(*request.messages, *extra, Message("user", feedback)),
-        schema_name=request.schema_name,
-        schema=request.schema,
-        max_output_tokens=request.max_output_tokens,
-        temperature=request.temperature,
-        session_id=request.session_id,
-    )
+    return replace(request, messages=(*request.messages, *extra, Message("user", feedback)))
 
 
 def _counts_as_yes(checked: CheckedVerdict, strict: bool) -> bool:

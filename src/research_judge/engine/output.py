@@ -1,8 +1,9 @@
 """The results file of a run: resume from it, append to it safely, leave it in input order.
 
-Lines are appended in input order (through the engine's reorder buffer) and flushed in small
-batches, so a killed run leaves a valid prefix plus at most one torn last line. On the next run
-the torn line is cut off, every complete line is kept, and only the missing sessions are sent.
+Lines are appended in input order (through the engine's reorder buffer) and handed to the OS as
+they are drained, so a killed run leaves a valid prefix plus at most one torn last line. On the
+next run the torn line is cut off, every complete line is kept, and only the missing sessions are
+sent.
 If a run regraded sessions that already had a line (``--retry-errors``, a changed judge), the
 file is rewritten once at the end, atomically, in input order with one line per session.
 """
@@ -45,7 +46,7 @@ class ExistingResults:
     """What a previous run left: the latest result per session."""
 
     seen: dict[str, _Seen] = field(default_factory=dict)
-    repaired_bytes: int = 0
+    repaired: bool = False  # a torn last line was cut off, or a missing final newline added
 
     def reusable(self, session_id: str, fingerprint: str, retry_errors: bool) -> bool:
         """True when the earlier result can stand for this run; False means grade again."""
@@ -56,12 +57,11 @@ class ExistingResults:
 
 
 class ResultsFile:
-    def __init__(self, path: str | Path, *, flush_every: int = 256) -> None:
+    def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._lines: list[_Line] = []
         self._handle: IO[bytes] | None = None
-        self._pending = 0
-        self._flush_every = flush_every
+        self._pending = False
 
     def load(self) -> ExistingResults:
         """Read what is there (streamed), cutting off a torn last line.
@@ -72,7 +72,7 @@ class ResultsFile:
         existing = ExistingResults()
         if not self.path.exists():
             return existing
-        offset, torn_at = 0, -1
+        offset, torn_at, unterminated = 0, -1, False
         with self.path.open("rb") as handle:
             for number, raw in enumerate(handle, start=1):
                 start, offset = offset, offset + len(raw)
@@ -93,16 +93,17 @@ class ResultsFile:
                     result.error_kind,
                 )
                 self._lines.append(_Line(result.session_id, start, len(raw)))
+                unterminated = not raw.endswith(b"\n")  # only the file's last line can be
         if torn_at >= 0:
-            existing.repaired_bytes = offset - torn_at
+            existing.repaired = True
             with self.path.open("r+b") as handle:
                 handle.truncate(torn_at)
-        elif self._lines and offset > 0 and not raw.endswith(b"\n"):
+        elif unterminated:
             # A complete result whose newline was never written: finish the line.
             with self.path.open("ab") as handle:
                 handle.write(b"\n")
             self._lines[-1].length += 1
-            existing.repaired_bytes = -1
+            existing.repaired = True
         return existing
 
     def append(self, result: Result) -> None:
@@ -113,9 +114,7 @@ class ResultsFile:
         offset = self._handle.tell()
         self._handle.write(data)
         self._lines.append(_Line(result.session_id, offset, len(data)))
-        self._pending += 1
-        if self._pending >= self._flush_every:
-            self.flush()
+        self._pending = True
 
     def flush(self) -> None:
         """Hand written lines to the OS: a killed process then loses nothing already written.
@@ -124,7 +123,7 @@ class ResultsFile:
         """
         if self._handle is not None and self._pending:
             self._handle.flush()
-            self._pending = 0
+            self._pending = False
 
     def close(self) -> None:
         if self._handle is not None:

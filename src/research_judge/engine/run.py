@@ -15,7 +15,7 @@ from pathlib import Path
 from ..errors import InputFileError, ProviderDownError
 from ..judge import Judge
 from ..progress import Progress
-from ..results import UNDEFINED_RATIOS, Result
+from ..results import Result
 from ..sessions import Session, iter_sessions
 from .estimate import Budget
 from .output import ResultsFile
@@ -81,7 +81,7 @@ async def grade_file(
     progress = progress or Progress.disabled()
     out = ResultsFile(out_path)
     existing = out.load()
-    stats.repaired_torn_line = existing.repaired_bytes != 0
+    stats.repaired_torn_line = existing.repaired
     keep = sampled_ids(Path(sessions_path), options.selection)
     window = asyncio.Semaphore(options.window or max(64, 4 * options.concurrency))
     in_flight = asyncio.Semaphore(options.concurrency)
@@ -112,9 +112,13 @@ async def grade_file(
             result = await judge.grade(session)
         except ProviderDownError as exc:
             fatal.append(exc)
+            # This session will never be written: free its place in the reorder window, or a
+            # submission loop waiting for that place would wait for ever.
+            window.release()
             return
         except Exception as exc:  # a bug must cost one session, never the batch
-            result = _internal_error(judge, session, exc)
+            message = f"internal error: {type(exc).__name__}: {exc}"
+            result = judge.error_result(session, message, "internal")
         finally:
             in_flight.release()
         if budget is not None:
@@ -166,22 +170,3 @@ async def grade_file(
         stats.stopped = "provider_down"
         raise fatal[0]
     return stats
-
-
-def _internal_error(judge: Judge, session: Session, exc: Exception) -> Result:
-    return Result.model_validate(
-        {
-            "session_id": session.id,
-            "ratios": UNDEFINED_RATIOS,
-            "error": f"internal error: {type(exc).__name__}: {exc}",
-            "error_kind": "internal",
-            "judge": {
-                "provider": judge.client.provider,
-                "model": judge.client.model,
-                "prompts": judge.prompt_refs,
-                "fingerprint": judge.fingerprint,
-            },
-            "question": session.question,
-            "metadata": session.metadata,
-        }
-    )
