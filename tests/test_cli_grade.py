@@ -225,3 +225,15 @@ def test_progress_goes_to_stderr_as_plain_lines_when_not_a_terminal(
     done = [line for line in captured.err.splitlines() if line.startswith("done: ")]
     assert len(done) == 1 and "20/20" in done[0] and "errors 0" in done[0]
     assert "done: " not in captured.out  # stdout keeps only the summary
+
+
+def test_a_dry_run_names_bad_lines_and_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = FIXTURES / "bad_sessions.jsonl"
+    code = main(["grade", str(bad), "--out", str(tmp_path / "o.jsonl"), "--provider", "openai",
+                 "--model", "gpt-4o-mini", "--dry-run"])  # fmt: skip
+    captured = capsys.readouterr()
+    assert code == 2
+    assert "dry run: 3 session(s)" in captured.out
+    assert f"{bad}:2: not valid JSON" in captured.err

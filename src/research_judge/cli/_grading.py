@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
+from dataclasses import fields
 from typing import TextIO
 
 from ..clients import ReplayJudge, make_client
@@ -27,15 +27,14 @@ from ..engine import (
     grade_file,
     parse_where,
 )
-from ..engine.select import sampled_ids
+from ..engine.select import selected_sessions
 from ..errors import ConfigError, InputFileError, ProviderDownError
 from ..judge import Judge, JudgeSettings
-from ..policy import load_policy
+from ..policy import VerdictPolicy, load_policy
 from ..pricing import PriceTable
 from ..progress import Progress
 from ..prompts import PromptSet
 from ..results import iter_results
-from ..sessions import Session, iter_sessions
 from ..summary import format_summary, summarize
 from .grade import EXIT_FAILED_ITEMS, EXIT_OK, EXIT_PROVIDER_DOWN, EXIT_STOPPED, default_cache_dir
 
@@ -56,19 +55,9 @@ def build_client(args: argparse.Namespace) -> JudgeClient:
 
 
 def build_judge(args: argparse.Namespace, client: JudgeClient, prices: PriceTable) -> Judge:
-    policy = load_policy(args.config).with_overrides(
-        **{
-            f"min_{n}": getattr(args, f"min_{n}")
-            for n in (
-                "effectiveness",
-                "fluff",
-                "structure",
-                "grounding",
-                "relevance",
-                "utilization",
-            )
-        }
-    )
+    # Every policy field has a --min-* flag of the same name; unset flags are None.
+    flags = {f.name: getattr(args, f.name) for f in fields(VerdictPolicy)}
+    policy = load_policy(args.config).with_overrides(**flags)
     return Judge(
         client,
         prompts=PromptSet(args.prompts),
@@ -173,6 +162,8 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
         print(run_line, file=out)
         if stats.input_errors:
             print(f"input: {len(stats.input_errors)} bad line(s) skipped (listed above)", file=out)
+        if stats.repaired_torn_line:
+            print(f"resumed: repaired the unfinished last line of {args.out}", file=out)
     if stats.stopped == "budget":
         left = stats.selected - summary.sessions
         print(
@@ -201,13 +192,10 @@ def _dry_run(
     n = bad = tokens_in = tokens_out = 0
     cost = 0.0
     known = prices.price_for(args.model) is not None
-    keep = sampled_ids(Path(args.sessions), selection)
-    for _, item in iter_sessions(args.sessions):
-        if not isinstance(item, Session):
+    for item in selected_sessions(args.sessions, selection):
+        if isinstance(item, InputFileError):
             print(f"research-judge grade: {item}", file=sys.stderr)
             bad += 1
-            continue
-        if not selection.matches(item) or (keep is not None and item.id not in keep):
             continue
         e = estimator.session(item)
         n += 1
@@ -223,8 +211,8 @@ def _dry_run(
         file=out,
     )
     if bad:
-        print(f"{bad} bad input line(s) would be skipped", file=out)
-    return EXIT_OK
+        print(f"{bad} bad input line(s) would be skipped (listed above)", file=out)
+    return EXIT_FAILED_ITEMS if bad else EXIT_OK
 
 
 class _NoClient:

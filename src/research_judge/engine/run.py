@@ -16,10 +16,10 @@ from ..errors import InputFileError, ProviderDownError
 from ..judge import Judge
 from ..progress import Progress
 from ..results import Result
-from ..sessions import Session, iter_sessions
+from ..sessions import Session
 from .estimate import Budget
 from .output import ResultsFile
-from .select import Selection, sampled_ids
+from .select import Selection, selected_sessions
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,6 @@ async def grade_file(
     out = ResultsFile(out_path)
     existing = out.load()
     stats.repaired_torn_line = existing.repaired
-    keep = sampled_ids(Path(sessions_path), options.selection)
     window = asyncio.Semaphore(options.window or max(64, 4 * options.concurrency))
     in_flight = asyncio.Semaphore(options.concurrency)
     finished: dict[int, Result] = {}
@@ -128,13 +127,11 @@ async def grade_file(
 
     submitted = 0
     try:
-        for _line, item in iter_sessions(sessions_path):
+        for item in selected_sessions(sessions_path, options.selection):
             if isinstance(item, InputFileError):
                 stats.input_errors.append(item)
                 if on_input_error:
                     on_input_error(item)
-                continue
-            if not options.selection.matches(item) or (keep is not None and item.id not in keep):
                 continue
             stats.selected += 1
             stats.order.append(item.id)

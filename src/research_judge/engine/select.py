@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import heapq
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import ConfigError
+from ..errors import ConfigError, InputFileError
 from ..sessions import Session, iter_sessions
 
 
@@ -56,3 +56,13 @@ def sampled_ids(path: Path, selection: Selection) -> set[str] | None:
     )
     # nsmallest keeps a heap of N, so memory stays bounded by the sample, not the file.
     return {sid for _, sid in heapq.nsmallest(selection.sample, keyed)}
+
+
+def selected_sessions(path: str | Path, selection: Selection) -> Iterator[Session | InputFileError]:
+    """The sessions a run grades, in file order, with every bad line as its error."""
+    keep = sampled_ids(Path(path), selection)
+    for _, item in iter_sessions(path):
+        if isinstance(item, InputFileError) or (
+            selection.matches(item) and (keep is None or item.id in keep)
+        ):
+            yield item
