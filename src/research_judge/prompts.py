@@ -51,15 +51,16 @@ class PromptSet:
         self.directory = Path(directory) if directory is not None else default_prompts_dir()
         if not self.directory.is_dir():
             raise ConfigError(f"prompts folder not found: {self.directory}")
+        # Templates are compiled from the files' text (read once, also hashed); session text
+        # only ever arrives as render variables.
         self._env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(self.directory),
             undefined=jinja2.StrictUndefined,
             autoescape=False,
             keep_trailing_newline=True,
         )
         self.calls = {name: self._load_pair(name) for name in CALLS}
-        self.reask = self._template("reask.j2")
-        self.reask_sha256 = hashlib.sha256(self._read("reask.j2").encode()).hexdigest()
+        reask_text, self.reask = self._compile("reask.j2")
+        self.reask_sha256 = hashlib.sha256(reask_text.encode()).hexdigest()
         # Render once now: a broken re-ask template must fail at start-up, not mid-batch.
         self._render("reask.j2", self.reask, problems=["example problem"])
 
@@ -70,9 +71,11 @@ class PromptSet:
         except OSError as exc:
             raise ConfigError(f"cannot read prompt {path}: {exc.strerror or exc}") from exc
 
-    def _template(self, filename: str) -> jinja2.Template:
+    def _compile(self, filename: str) -> tuple[str, jinja2.Template]:
+        """The file's text (for hashing) and its compiled template."""
+        text = self._read(filename)
         try:
-            return self._env.from_string(self._read(filename))
+            return text, self._env.from_string(text)
         except jinja2.TemplateSyntaxError as exc:
             raise ConfigError(f"{self.directory / filename}:{exc.lineno}: {exc.message}") from exc
 
@@ -83,15 +86,15 @@ class PromptSet:
             raise ConfigError(f"{self.directory / filename}: {exc.message}") from exc
 
     def _load_pair(self, name: str) -> PromptPair:
-        system_text = self._read(f"{name}.system.j2")
-        user_text = self._read(f"{name}.user.j2")
+        system_file, user_file = f"{name}.system.j2", f"{name}.user.j2"
+        system_text, system_template = self._compile(system_file)
+        user_text, user_template = self._compile(user_file)
         # The system prompt is static; rendering it with no variables proves it has none.
-        system_file = f"{name}.system.j2"
-        system = self._render(system_file, self._template(system_file))
+        system = self._render(system_file, system_template)
         digest = hashlib.sha256(
-            f"{name}.system.j2\0{system_text}\0{name}.user.j2\0{user_text}".encode()
+            f"{system_file}\0{system_text}\0{user_file}\0{user_text}".encode()
         ).hexdigest()
-        return PromptPair(name, system, self._template(f"{name}.user.j2"), digest)
+        return PromptPair(name, system, user_template, digest)
 
     def render_reask(self, problems: list[str]) -> str:
         return self._render("reask.j2", self.reask, problems=problems)
