@@ -41,14 +41,21 @@ def summarize(results: Iterable[Result]) -> Summary:
         verified += r.evidence.verified
         quotes += r.evidence.total
         for name in CRITERIA:
-            value = r.criterion_value(name)
+            value = _as_reported(r, name)
             if value is not None:
-                # Ratios stay on 0-1; scores are shown on their own 1-3 scale.
-                sums[name] += value if name in RATIO_NAMES else 1 + 2 * value
+                sums[name] += value
                 counts[name] += 1
     s.means = {n: (sums[n] / counts[n] if counts[n] else None) for n in CRITERIA}
     s.evidence_verified = verified / quotes if quotes else None
     return s
+
+
+def _as_reported(result: Result, name: str) -> float | None:
+    """Ratios on 0-1, scores on their own 1-3 scale (what a reader of the summary expects)."""
+    if name in RATIO_NAMES:
+        return result.criterion_value(name)
+    scores = result.scores or {}
+    return float(scores[name].score) if name in scores else None
 
 
 def format_summary(s: Summary) -> str:
