@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from research_judge.clients import ScriptedJudge
-from research_judge.clients.base import JudgeRequest, JudgeResponse
+from research_judge.clients.base import JudgeRequest, JudgeResponse, Message
 from research_judge.engine import (
+    AdaptiveLimiter,
     Budget,
     Estimator,
     ResilientClient,
@@ -21,10 +22,17 @@ from research_judge.engine import (
     Selection,
     grade_file,
 )
-from research_judge.errors import ProviderDownError, RateLimitError, TransientApiError
+from research_judge.errors import (
+    ApiError,
+    InputFileError,
+    ProviderDownError,
+    RateLimitError,
+    TransientApiError,
+)
 from research_judge.judge import Judge
 from research_judge.pricing import PriceTable
 from research_judge.results import read_results
+from research_judge.sessions import Session
 
 from support import good_responder, session, write_sessions
 
@@ -196,8 +204,8 @@ async def test_max_cost_stops_before_the_budget_and_leaves_a_resumable_file(
     judge = Judge(ScriptedJudge(good_responder, provider="openai", model=model), prices=prices)
     estimator = Estimator(judge, prices)
     sessions = [session(f"s-{i}") for i in range(10)]
-    per_session = estimator.session(judge_session := _as_session(sessions[0])).cost_usd
-    assert per_session and judge_session.id == "s-0"
+    per_session = estimator.session(Session.model_validate(sessions[0])).cost_usd
+    assert per_session is not None and per_session > 0
     budget = Budget(per_session * 3.5, estimator)
     src = write_sessions(tmp_path / "s.jsonl", sessions)
     out = tmp_path / "o.jsonl"
@@ -213,12 +221,6 @@ async def test_max_cost_stops_before_the_budget_and_leaves_a_resumable_file(
     )
     assert rest.reused == stats.graded and rest.graded == 10 - stats.graded
     assert ids_in(out) == [f"s-{i}" for i in range(10)]
-
-
-def _as_session(raw: dict[str, Any]) -> Any:
-    from research_judge.sessions import Session
-
-    return Session.model_validate(raw)
 
 
 async def test_a_provider_that_is_down_stops_the_run_with_a_resumable_file(
@@ -247,16 +249,12 @@ async def test_a_provider_that_is_down_stops_the_run_with_a_resumable_file(
 
 
 async def test_rejected_credentials_stop_at_once() -> None:
-    from research_judge.errors import ApiError
-
     client = ResilientClient(ScriptedJudge([ApiError("HTTP 401: bad key", 401)]), concurrency=2)
     with pytest.raises(ProviderDownError, match="rejected"):
         await client.complete(_request())
 
 
 def _request() -> JudgeRequest:
-    from research_judge.clients.base import Message
-
     return JudgeRequest("scoring", "sys", (Message("user", "u"),), "s", {}, session_id="x")
 
 
@@ -306,8 +304,6 @@ async def test_selection_by_metadata_and_a_stable_seeded_sample(tmp_path: Path) 
 
 
 async def test_a_bad_line_before_the_end_is_refused_not_repaired(tmp_path: Path) -> None:
-    from research_judge.errors import InputFileError
-
     src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(3)])
     out = tmp_path / "o.jsonl"
     await grade_file(src, out, Judge(ScriptedJudge(good_responder)), RunOptions())
@@ -333,8 +329,6 @@ async def test_a_complete_last_line_missing_its_newline_is_kept(tmp_path: Path) 
 async def test_api_errors_are_retried_on_resume_but_judge_errors_are_kept(
     tmp_path: Path,
 ) -> None:
-    from research_judge.errors import ApiError
-
     def responder(request: JudgeRequest) -> Any:
         if request.session_id == "s-0":
             return ApiError("HTTP 400: context too long", 400)
@@ -351,8 +345,6 @@ async def test_api_errors_are_retried_on_resume_but_judge_errors_are_kept(
 
 
 async def test_the_limiter_is_first_come_first_served_and_cancellation_leaks_no_slot() -> None:
-    from research_judge.engine import AdaptiveLimiter
-
     limiter = AdaptiveLimiter(1)
     await limiter.acquire()
     order: list[str] = []
@@ -375,8 +367,6 @@ async def test_the_limiter_is_first_come_first_served_and_cancellation_leaks_no_
 
 
 async def test_the_limiter_halves_once_per_window_and_grows_back() -> None:
-    from research_judge.engine import AdaptiveLimiter
-
     limiter = AdaptiveLimiter(8)
     epoch = await limiter.acquire()
     limiter.on_rate_limited(epoch)
