@@ -29,6 +29,15 @@ def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[
     return code, json.loads(capsys.readouterr().out)
 
 
+def saved_baseline(capsys: pytest.CaptureFixture[str], tmp_path: Path, agent: str) -> Path:
+    """Run ``agent`` on the fixture tasks with --json and save the report, as a user would."""
+    code, data = run_json(capsys, TASKS, "--agent", agent)
+    assert code == 0
+    path = tmp_path / f"{agent.rpartition(':')[2]}.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
 def test_table_lists_every_task_in_order_with_reasons(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["tasks", "run", TASKS, "--agent", V1])
     out = capsys.readouterr().out
@@ -71,9 +80,7 @@ def test_json_report_is_a_baseline_and_a_regression_exits_1(
 def test_json_with_baseline_carries_the_comparison_and_serves_again(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    _, v1 = run_json(capsys, TASKS, "--agent", V1)
-    first = tmp_path / "v1.json"
-    first.write_text(json.dumps(v1), encoding="utf-8")
+    first = saved_baseline(capsys, tmp_path, V1)
 
     code, v2 = run_json(capsys, TASKS, "--agent", V2, "--baseline", str(first))
     assert code == 1
@@ -92,9 +99,7 @@ def test_json_with_baseline_carries_the_comparison_and_serves_again(
 
 
 def test_fixes_alone_exit_0(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    _, v2 = run_json(capsys, TASKS, "--agent", V2)
-    baseline = tmp_path / "v2.json"
-    baseline.write_text(json.dumps(v2), encoding="utf-8")
+    baseline = saved_baseline(capsys, tmp_path, V2)
     # Against v2, v1 regresses "author"; drop that task so only the fix of "multiply" remains.
     lines = Path(TASKS).read_text(encoding="utf-8").splitlines()
     tasks = tmp_path / "tasks.jsonl"
@@ -141,9 +146,7 @@ def test_bad_task_lines_are_reported_and_good_tasks_still_run(
 def test_bad_input_outranks_a_regression(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    _, v1 = run_json(capsys, TASKS, "--agent", V1)
-    baseline = tmp_path / "v1.json"
-    baseline.write_text(json.dumps(v1), encoding="utf-8")
+    baseline = saved_baseline(capsys, tmp_path, V1)
     tasks = tmp_path / "tasks.jsonl"
     tasks.write_text(Path(TASKS).read_text(encoding="utf-8") + "{oops\n", encoding="utf-8")
 

@@ -25,6 +25,7 @@ from research_judge.harness import (
     read_report,
     read_tasks,
     regressions,
+    report_json,
     run_task,
     run_tasks,
 )
@@ -433,10 +434,23 @@ def test_invalid_task_dict_raises_before_the_agent_runs(bad: dict[str, Any], mes
         called.append(text)
         return result()
 
-    with pytest.raises(InvalidTask, match="^task.*: " if "id" in bad else "^task: ") as info:
+    with pytest.raises(InvalidTask) as info:
         run_task(agent, bad)
+    assert str(info.value).startswith(f"task {bad['id']!r}: ")
     assert message in str(info.value)
     assert called == []
+
+
+def test_invalid_task_without_an_id_is_named_by_position_only() -> None:
+    with pytest.raises(InvalidTask) as info:
+        run_task(returns(result()), {"input": "x", "expected": "5"})
+    assert str(info.value) == "task: missing field 'id'"
+
+
+@pytest.mark.parametrize("names", [("rm",), {"rm"}, ["rm"]])
+def test_forbidden_tools_may_be_any_collection_from_python(names: object) -> None:
+    res = run_task(returns(result(tools_used=["rm", "search"])), task(forbidden_tools=names))
+    assert res.reasons == ["forbidden tool: rm"]
 
 
 def test_duplicate_ids_refused_before_any_task_runs() -> None:
@@ -524,6 +538,18 @@ def test_format_report_against_a_baseline() -> None:
     assert "not in baseline (1): fresh" in text
     same = format_report(old, baseline=old)
     assert "regressions (0): none" in same and "only in baseline" not in same
+
+
+def test_report_json_against_a_baseline_lists_the_unshared_ids() -> None:
+    old = TaskReport([TaskResult("gone"), TaskResult("a"), TaskResult("b", ["not final"])], "v1")
+    new = TaskReport([TaskResult("b"), TaskResult("fresh", ["wrong answer"]), TaskResult("a")])
+    data = report_json(new, baseline=old, input_errors=["t.jsonl:3: bad"])
+    assert data["baseline"] == {"agent": "v1", "n": 3, "n_passed": 2, "pass_rate": 2 / 3}
+    assert (data["regressions"], data["fixes"]) == ([], ["b"])
+    assert data["only_in_baseline"] == ["gone"]
+    assert data["only_in_current"] == ["fresh"]
+    assert data["input_errors"] == ["t.jsonl:3: bad"]
+    assert "baseline" not in report_json(new) and "only_in_current" not in report_json(new)
 
 
 def test_format_report_of_nothing() -> None:

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -30,6 +32,14 @@ def test_estimate_never_decreases_as_text_grows() -> None:
     text = "The quick brown fox jumps over the lazy dog. " * 20
     counts = [estimate_tokens(text[:i]) for i in range(len(text) + 1)]
     assert counts == sorted(counts)
+
+
+def test_importing_tokens_does_not_load_the_clients_package() -> None:
+    # clients/scripted.py may import estimate_tokens from here; if this module imported the
+    # clients package at load time, whichever of the two loaded first would break the other.
+    code = "import sys, research_judge.tokens; print('research_judge.clients' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
 
 
 def make_request(

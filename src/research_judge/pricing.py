@@ -16,7 +16,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .clients.base import Usage
 from .errors import InputFileError
@@ -36,13 +36,6 @@ class _PriceEntry(BaseModel):
     cached_input: float | None = Field(default=None, ge=0)
     output: float = Field(ge=0)
 
-    @model_validator(mode="after")
-    def _cached_defaults_to_input(self) -> _PriceEntry:
-        # A provider without a cached-input discount bills cached tokens as ordinary input.
-        if self.cached_input is None:
-            self.cached_input = self.input
-        return self
-
 
 class _PriceFile(BaseModel):
     """The file format. Everything but ``models`` is optional so a user file can be short."""
@@ -53,7 +46,7 @@ class _PriceFile(BaseModel):
     # Mixing currencies or units would make every sum wrong, so only one of each is accepted.
     currency: Literal["USD"] = "USD"
     unit: Literal["per_million_tokens"] = "per_million_tokens"
-    source: str | None = None
+    source: str | None = None  # provenance for the human reading the file; not used in code
     models: dict[str, _PriceEntry]
 
 
@@ -70,7 +63,6 @@ class ModelPrice:
 class PriceTable:
     as_of: str
     models: Mapping[str, ModelPrice] = field(default_factory=dict)
-    sources: tuple[str, ...] = ()
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> PriceTable:
@@ -83,18 +75,18 @@ class PriceTable:
         shipped = _parse(shipped_ref.read_text(encoding="utf-8"), "research_judge/data/prices.json")
         as_of = shipped.as_of or "unknown"
         models = _to_prices(shipped)
-        sources = [shipped.source] if shipped.source else []
         if path is not None:
             try:
-                text = Path(path).read_text(encoding="utf-8")
-            except OSError as exc:
-                raise InputFileError(path, f"cannot read price file: {exc.strerror}") from exc
+                # utf-8-sig: a byte-order mark from a Windows editor is not a JSON error.
+                text = Path(path).read_text(encoding="utf-8-sig")
+            except (OSError, UnicodeDecodeError) as exc:
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                raise InputFileError(path, f"cannot read price file: {reason}") from exc
             user = _parse(text, path)
             models.update(_to_prices(user))
             as_of = user.as_of or as_of
-            sources.append(user.source or f"user price file {path}")
         # Read-only so a table shared by concurrent workers cannot be changed under them.
-        return cls(as_of=as_of, models=MappingProxyType(models), sources=tuple(sources))
+        return cls(as_of=as_of, models=MappingProxyType(models))
 
     def price_for(self, model: str) -> ModelPrice | None:
         """The exact name's price, else the price of the model it is a dated snapshot of.
@@ -147,6 +139,7 @@ def _parse(text: str, path: str | Path) -> _PriceFile:
 def _to_prices(parsed: _PriceFile) -> dict[str, ModelPrice]:
     prices: dict[str, ModelPrice] = {}
     for name, entry in parsed.models.items():
+        # A provider without a cached-input discount bills cached tokens as ordinary input.
         cached = entry.cached_input if entry.cached_input is not None else entry.input
         prices[name.strip().lower()] = ModelPrice(entry.input, cached, entry.output)
     return prices

@@ -21,7 +21,7 @@ BAR_WIDTH = 20
 SEPARATOR = " | "
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Counters:
     done: int = 0
     errors: int = 0
@@ -87,12 +87,7 @@ class Progress:
     ) -> None:
         if not self.enabled or self._closed:
             return
-        counters = self._counters
-        counters.done = done
-        counters.errors = errors
-        counters.input_tokens = input_tokens
-        counters.output_tokens = output_tokens
-        counters.cost_usd = cost_usd
+        self._counters = _Counters(done, errors, input_tokens, output_tokens, cost_usd)
         now = self._clock()
         if now < self._next_due:
             return

@@ -14,9 +14,14 @@ from __future__ import annotations
 
 import math
 import re
+from typing import TYPE_CHECKING
 
-from .clients.base import CallKind, JudgeRequest, canonical_json
 from .results import SCORE_NAMES
+
+if TYPE_CHECKING:
+    # Types only: this module must not import the clients package when it loads, because the
+    # clients (the scripted judge) take ``estimate_tokens`` from here.
+    from .clients.base import CallKind, JudgeRequest
 
 CHARS_PER_TOKEN = 4
 """Average characters per token for English prose (the estimate's only parameter)."""
@@ -42,7 +47,10 @@ _SENTENCE_END = re.compile(r"[.!?]+(?:\s|$)")
 
 
 def estimate_tokens(text: str) -> int:
-    """ceil(len(text) / 4): zero for empty text, at least one for any other."""
+    """ceil(len(text) / 4): zero for empty text, at least one for any other.
+
+    The one definition of the estimate; everything that guesses a token count should call it.
+    """
     return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
@@ -52,6 +60,9 @@ def estimate_request(request: JudgeRequest) -> int:
     The schema counts because both providers put it in the model's context (OpenAI's strict
     ``json_schema``, Anthropic's tool ``input_schema``).
     """
+    # Imported here rather than at the top: see the TYPE_CHECKING import above.
+    from .clients.base import canonical_json
+
     total = estimate_tokens(request.system) + MESSAGE_OVERHEAD_TOKENS
     for message in request.messages:
         total += estimate_tokens(message.content) + MESSAGE_OVERHEAD_TOKENS

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .report import TaskReport, fixes, regressions
+from .report import TaskReport, fixes, only_in, regressions
 
 
 def format_report(report: TaskReport, baseline: TaskReport | None = None) -> str:
@@ -50,8 +50,6 @@ def report_json(
     data = report.to_dict()
     data["input_errors"] = list(input_errors)
     if baseline is not None:
-        old_ids = set(baseline.by_id())
-        new_ids = set(report.by_id())
         data["baseline"] = {
             "agent": baseline.agent,
             "n": baseline.n,
@@ -60,8 +58,8 @@ def report_json(
         }
         data["regressions"] = regressions(baseline, report)
         data["fixes"] = fixes(baseline, report)
-        data["only_in_baseline"] = [r.id for r in baseline.results if r.id not in new_ids]
-        data["only_in_current"] = [r.id for r in report.results if r.id not in old_ids]
+        data["only_in_baseline"] = only_in(baseline, report)
+        data["only_in_current"] = only_in(report, baseline)
     return data
 
 
@@ -70,10 +68,8 @@ def _comparison(baseline: TaskReport, report: TaskReport) -> list[str]:
     out = [f"baseline pass rate: {_rate(baseline)} (change {delta:+.1f} points)"]
     out.append(_id_list("regressions", regressions(baseline, report)))
     out.append(_id_list("fixes", fixes(baseline, report)))
-    new_ids = set(report.by_id())
-    old_ids = set(baseline.by_id())
-    only_old = [r.id for r in baseline.results if r.id not in new_ids]
-    only_new = [r.id for r in report.results if r.id not in old_ids]
+    only_old = only_in(baseline, report)
+    only_new = only_in(report, baseline)
     # Only worth a line when the task lists differ; otherwise it is noise.
     if only_old:
         out.append(_id_list("only in baseline", only_old))

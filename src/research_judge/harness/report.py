@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import InputFileError
+from ._files import read_text
 
 
 @dataclass(frozen=True)
@@ -136,11 +137,7 @@ class _ReportModel(BaseModel):
 def read_report(path: str | Path) -> TaskReport:
     """Load a report saved from ``research-judge tasks run --json``; errors name the file."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise InputFileError(p, f"cannot read report: {reason}") from exc
+    text = read_text(p, "report")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -156,11 +153,25 @@ def regressions(old: TaskReport, new: TaskReport) -> list[str]:
 
     Tasks present in only one of the runs are neither regressions nor fixes.
     """
-    before = old.by_id()
-    return [r.id for r in new.results if not r.passed and r.id in before and before[r.id].passed]
+    return _flipped(old, new, now_passing=False)
 
 
 def fixes(old: TaskReport, new: TaskReport) -> list[str]:
     """Ids that failed in ``old`` and pass in ``new``, in ``new``'s task order."""
+    return _flipped(old, new, now_passing=True)
+
+
+def only_in(report: TaskReport, other: TaskReport) -> list[str]:
+    """Ids of ``report`` that ``other`` does not have, in ``report``'s task order."""
+    theirs = other.by_id()
+    return [r.id for r in report.results if r.id not in theirs]
+
+
+def _flipped(old: TaskReport, new: TaskReport, *, now_passing: bool) -> list[str]:
+    """Ids in both runs whose outcome changed to ``now_passing``, in ``new``'s task order."""
     before = old.by_id()
-    return [r.id for r in new.results if r.passed and r.id in before and not before[r.id].passed]
+    return [
+        r.id
+        for r in new.results
+        if r.passed == now_passing and r.id in before and before[r.id].passed != now_passing
+    ]

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, Strict, StringConstraints, ValidationError
 
 from ..errors import InputFileError, UserError
+from ._files import read_text
 
 
 class InvalidTask(UserError):
@@ -29,7 +30,7 @@ class Task:
     input: str
     expected: str
     max_tool_calls: int | None = None
-    forbidden_tools: tuple[str, ...] = field(default_factory=tuple)
+    forbidden_tools: tuple[str, ...] = ()
 
 
 class _TaskModel(BaseModel):
@@ -42,7 +43,11 @@ class _TaskModel(BaseModel):
     input: str
     expected: str
     max_tool_calls: Annotated[int, Field(ge=0)] | None = None
-    forbidden_tools: list[str] = Field(default_factory=list)
+    # The container alone is lax so a Python caller may pass a tuple or a set of names; a JSON
+    # file can only give an array anyway, and a bare string (or a non-string name) is still refused.
+    forbidden_tools: Annotated[list[Annotated[str, Strict()]], Field(strict=False)] = Field(
+        default_factory=list
+    )
 
 
 def parse_task(raw: Mapping[str, Any] | Task) -> Task:
@@ -87,13 +92,7 @@ def read_tasks(path: str | Path) -> TaskFile:
     all (empty, or only blank lines) raises ``InputFileError``: there is nothing to measure.
     """
     p = Path(path)
-    try:
-        # utf-8-sig: editors on Windows like to start files with a byte-order mark.
-        text = p.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise InputFileError(p, f"cannot read task file: {reason}") from exc
-
+    text = read_text(p, "task file")
     tasks: list[Task] = []
     problems: list[InputFileError] = []
     first_line_of: dict[str, int] = {}
