@@ -4,48 +4,13 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
-from typing import Any
 
 import pytest
 
 from research_judge.compare import compare_runs, render_text
 from research_judge.errors import ConfigError
 from research_judge.results import Result
-
-JUDGE: dict[str, Any] = {
-    "provider": "openai",
-    "model": "judge-1",
-    "prompts": {
-        "counting": {"name": "counting", "sha256": "a" * 64},
-        "scoring": {"name": "scoring", "sha256": "b" * 64},
-    },
-    "fingerprint": "f1",
-}
-
-
-def make_result(
-    sid: str,
-    verdict: str | None = "pass",
-    *,
-    ratios: Sequence[float | None] = (0.8, 0.6, 0.9),
-    scores: Sequence[int] = (3, 2, 3),
-    error: str | None = None,
-    judge: dict[str, Any] | None = JUDGE,
-    **extra: Any,
-) -> Result:
-    """A result line as the grader writes it; an error wipes ratios, scores and verdict."""
-    data: dict[str, Any] = {"session_id": sid, "judge": judge, **extra}
-    if error is None:
-        data["verdict"] = verdict
-        data["ratios"] = dict(zip(("relevance", "utilization", "grounding"), ratios, strict=True))
-        data["scores"] = {
-            name: {"score": s, "reasoning": f"{name} reasoning", "evidence": f"{name} quote"}
-            for name, s in zip(("effectiveness", "fluff", "structure"), scores, strict=True)
-        }
-    else:
-        data.update(error=error, error_kind="judge", verdict=None)
-    return Result.model_validate(data)
+from results_support import JUDGE, make_result
 
 
 def test_identical_runs_flag_nothing() -> None:
@@ -171,15 +136,17 @@ def test_criterion_drop_is_never_critical_and_rises_are_never_flagged() -> None:
     out = compare_runs(baseline, current).to_dict()
     assert out["criteria"]["effectiveness"]["delta"] == -1.0
     assert out["criteria"]["fluff"]["delta"] == 1.0
+    # Four equal drops: the exact signed-rank test's two-sided p is 2 / 2^4.
     assert out["flags"] == [
         {
             "metric": "effectiveness",
             "delta": -1.0,
             "severity": "warning",
-            "p_value": out["criteria"]["effectiveness"]["p_value"],
+            "p_value": pytest.approx(2 / 2**4),
             "significant": False,
         }
     ]
+    assert out["criteria"]["effectiveness"]["p_value"] == pytest.approx(2 / 2**4)
     # Four moved sessions cannot reach p < 0.05: the output says so.
     assert any("effectiveness dropped by 1.000 but only 4" in w for w in out["warnings"])
 

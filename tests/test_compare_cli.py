@@ -3,24 +3,19 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 
 from research_judge.cli import main
-from research_judge.results import Result
-from test_compare import make_result
-
-
-def write(path: Path, results: Iterable[Result]) -> Path:
-    path.write_text("".join(r.to_json_line() for r in results), encoding="utf-8")
-    return path
+from results_support import make_result, write_results
 
 
 def run_file(path: Path, n_pass: int, n: int = 10) -> Path:
     """A run of ``n`` sessions s0..s{n-1} where the first ``n_pass`` pass."""
-    return write(path, [make_result(f"s{i}", "pass" if i < n_pass else "fail") for i in range(n)])
+    return write_results(
+        path, [make_result(f"s{i}", "pass" if i < n_pass else "fail") for i in range(n)]
+    )
 
 
 @pytest.fixture
@@ -74,7 +69,7 @@ def test_missing_file_exits_2(baseline: Path, tmp_path: Path) -> None:
 def test_no_common_sessions_exits_2(
     baseline: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    other = write(tmp_path / "other.jsonl", [make_result("zzz")])
+    other = write_results(tmp_path / "other.jsonl", [make_result("zzz")])
     assert main(["compare", str(baseline), str(other)]) == 2
     assert "share no session ids" in capsys.readouterr().err
 

@@ -3,55 +3,20 @@
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
 from typing import Any
 
 import pytest
 
+from report_support import SECTIONS, scan
 from research_judge.report import build_report, render_html, render_markdown
 from research_judge.report.agreement import agreement_view
 from research_judge.report.distributions import ratio_bin
 from research_judge.report.svg import bar_chart
 from research_judge.report.worst import MAX_PROBLEMS_SHOWN, problems_of
 from research_judge.results import Result
-from test_compare import make_result
+from results_support import make_result
 
-SECTIONS = ("headline", "criteria", "agreement", "worst", "regressions", "errors", "cost", "judge")
 EVIL = 'Why <script>alert("x")</script> & <img src="http://evil.example/p.png"> | *bold*?'
-
-
-class PageScan(HTMLParser):
-    """Collects element ids, tags, outward references and visible text of an HTML page."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.ids: list[str] = []
-        self.tags: set[str] = set()
-        self.external: list[str] = []
-        self.text: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.add(tag)
-        for name, value in attrs:
-            if name == "id" and value:
-                self.ids.append(value)
-            outward = name in {"src", "href", "srcset", "action", "xlink:href", "poster", "data"}
-            if outward and value and not value.startswith("#"):
-                self.external.append(f"{tag}[{name}]={value}")
-
-    def handle_data(self, data: str) -> None:
-        self.text.append(data)
-
-    @property
-    def visible_text(self) -> str:
-        return " ".join(" ".join(self.text).split())
-
-
-def scan(html: str) -> PageScan:
-    parser = PageScan()
-    parser.feed(html)
-    parser.close()
-    return parser
 
 
 def verdicts_for(session: str) -> list[dict[str, Any]]:

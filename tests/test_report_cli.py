@@ -8,19 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from report_support import SECTIONS, scan
 from research_judge.cli import main
 from research_judge.errors import ConfigError
 from research_judge.report import write_report
 from research_judge.results import Result
-from test_compare import make_result
-from test_report import SECTIONS, scan
+from results_support import make_result, write_results
 
 QUESTION = "Does <script>document.title='pwned'</script> run?"
-
-
-def write(path: Path, results: list[Result]) -> Path:
-    path.write_text("".join(r.to_json_line() for r in results), encoding="utf-8")
-    return path
 
 
 def graded_run(n: int = 12) -> list[Result]:
@@ -39,7 +34,7 @@ def graded_run(n: int = 12) -> list[Result]:
 
 @pytest.fixture
 def results_file(tmp_path: Path) -> Path:
-    return write(tmp_path / "results.jsonl", graded_run())
+    return write_results(tmp_path / "results.jsonl", graded_run())
 
 
 def test_cli_writes_html_and_markdown(
@@ -86,7 +81,7 @@ def test_worst_flag_limits_the_sessions_shown(results_file: Path, tmp_path: Path
 
 
 def test_write_report_with_baseline_shows_regressions(results_file: Path, tmp_path: Path) -> None:
-    baseline = write(tmp_path / "old.jsonl", [make_result(f"s{i:02d}") for i in range(12)])
+    baseline = write_results(tmp_path / "old.jsonl", [make_result(f"s{i:02d}") for i in range(12)])
     md = tmp_path / "r.md"
     write_report(results_file, md=md, baseline=baseline)
     text = md.read_text(encoding="utf-8")
@@ -97,8 +92,10 @@ def test_write_report_with_baseline_shows_regressions(results_file: Path, tmp_pa
 
 
 def test_markdown_caps_a_long_regression_list(tmp_path: Path) -> None:
-    current = write(tmp_path / "new.jsonl", [make_result(f"s{i:02d}", "fail") for i in range(25)])
-    baseline = write(tmp_path / "old.jsonl", [make_result(f"s{i:02d}") for i in range(25)])
+    current = write_results(
+        tmp_path / "new.jsonl", [make_result(f"s{i:02d}", "fail") for i in range(25)]
+    )
+    baseline = write_results(tmp_path / "old.jsonl", [make_result(f"s{i:02d}") for i in range(25)])
     md = tmp_path / "r.md"
     write_report(current, md=md, baseline=baseline)
     text = md.read_text(encoding="utf-8")
@@ -115,7 +112,6 @@ def test_write_report_refuses_no_output(results_file: Path) -> None:
 
 
 def test_write_report_with_real_labels(results_file: Path, tmp_path: Path) -> None:
-    pytest.importorskip("research_judge.validate", reason="validate package not merged yet")
     labels = tmp_path / "labels.csv"
     # Humans agree with the judge except on s01 (judge fail, human pass).
     rows = [f"s{i:02d},{'pass' if i % 2 == 0 or i == 1 else 'fail'}" for i in range(11)]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from research_judge.cli import main
+from results_support import VALIDATE_CONTRACT_KEYS
 
 
 def write_run(tmp_path: Path, table: tuple[int, int, int, int]) -> tuple[Path, Path]:
@@ -45,17 +46,7 @@ def test_json_output_has_the_contract_keys(
     code = main(["validate", str(results), "--labels", str(labels), "--json", "--bootstrap", "500"])
     assert code == 0
     report = json.loads(capsys.readouterr().out)
-    for key in (
-        "n",
-        "raw_agreement",
-        "cohen_kappa",
-        "agreement_on_human_pass",
-        "agreement_on_human_fail",
-        "confusion",
-        "raw_agreement_ci",
-        "cohen_kappa_ci",
-        "warnings",
-    ):
+    for key in sorted(VALIDATE_CONTRACT_KEYS | {"warnings"}):
         assert key in report, key
     assert report["n"] == 50
     assert report["cohen_kappa"] == pytest.approx(0.4)

@@ -12,17 +12,7 @@ from research_judge.errors import ConfigError
 from research_judge.results import Result
 from research_judge.validate import HumanLabel, Labels, render_text, validate_run
 from research_judge.validate.dataset import MAX_IDS_LISTED
-
-CONTRACT_KEYS = {
-    "n",
-    "raw_agreement",
-    "cohen_kappa",
-    "agreement_on_human_pass",
-    "agreement_on_human_fail",
-    "confusion",
-    "raw_agreement_ci",
-    "cohen_kappa_ci",
-}
+from results_support import VALIDATE_CONTRACT_KEYS
 
 
 def result(sid: str, verdict: str | None, words: int = 100, **scores: int) -> Result:
@@ -58,7 +48,7 @@ def dumps(report: dict[str, Any]) -> str:
 def test_lenient_run_has_the_contract_keys_and_figures() -> None:
     results, labels = from_table(66, 2, 16, 16)
     report = validate_run(results, Labels("l.csv", labels), n_boot=2000).to_dict()
-    assert report.keys() >= CONTRACT_KEYS
+    assert report.keys() >= VALIDATE_CONTRACT_KEYS
     assert report["n"] == 100
     assert report["confusion"] == {
         "human_pass": {"judge_pass": 66, "judge_fail": 2},
@@ -114,13 +104,32 @@ def test_long_id_lists_are_capped() -> None:
     assert len(unknown["ids"]) == MAX_IDS_LISTED and unknown["ids_truncated"] is True
 
 
+SAME_LABEL = "judge and humans both gave every session the same label"
+
+
 @pytest.mark.parametrize(
-    "table",
-    [(12, 0, 0, 0), (9, 3, 0, 0), (0, 0, 0, 8), (7, 0, 5, 0), (0, 0, 0, 0)],
-    ids=["both-all-pass", "humans-all-pass", "both-all-fail", "judge-always-pass", "empty"],
+    ("table", "reason"),
+    [
+        ((12, 0, 0, 0), SAME_LABEL),
+        ((9, 3, 0, 0), "humans used a single label"),
+        ((0, 0, 0, 8), SAME_LABEL),
+        ((7, 0, 5, 0), "judge used a single label"),
+        ((0, 4, 0, 3), "judge used a single label"),
+        ((0, 5, 0, 0), "humans and judge used a single label"),
+        ((0, 0, 0, 0), "nothing to compare"),
+    ],
+    ids=[
+        "both-all-pass",
+        "humans-all-pass",
+        "both-all-fail",
+        "judge-always-pass",
+        "judge-always-fail",
+        "humans-pass-judge-fails",
+        "empty",
+    ],
 )
 def test_single_class_inputs_give_none_and_warnings_never_nan(
-    table: tuple[int, int, int, int],
+    table: tuple[int, int, int, int], reason: str
 ) -> None:
     results, labels = from_table(*table)
     report_obj = validate_run(results, Labels("l.csv", labels), n_boot=300)
@@ -133,7 +142,11 @@ def test_single_class_inputs_give_none_and_warnings_never_nan(
         assert any("cohen_kappa undefined" in w for w in report["warnings"])
     if table[2] + table[3] == 0:
         assert report["agreement_on_human_fail"] is None
-    render_text(report_obj)  # renders without error
+    # The text says what docs/validate.md says: undefined, and why, with no label count for it.
+    text = render_text(report_obj)
+    assert f"Cohen's kappa: undefined ({reason}; see warnings)" in text
+    assert f"kappa is undefined ({reason}): no label count can be given for it" in text
+    assert report["guidance"]["labels_needed_for_kappa"] is None
 
 
 def test_per_criterion_agreement_uses_only_scored_criteria() -> None:

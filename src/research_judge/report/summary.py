@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from statistics import fmean
 
 from ..compare.judges import RunJudges
 from ..results import RATIO_NAMES, SCORE_NAMES, Result
+from ..summary import summarize
 
 
 @dataclass(frozen=True)
@@ -19,7 +19,7 @@ class Headline:
     passed: int
     pass_rate: float | None  # over graded sessions; None when nothing was graded
     ratio_means: dict[str, float | None]  # 0..1, nulls left out
-    score_means: dict[str, float | None]  # on the judge's own 1..3 scale
+    score_means: dict[str, float | None]  # on the judge's own 1..3 scale, as summarize gives
     evidence_verified: int
     evidence_total: int
 
@@ -65,29 +65,21 @@ class JudgeLine:
 
 
 def headline(results: Sequence[Result]) -> Headline:
+    """``summarize``'s numbers (the ones ``grade`` prints), split into ratios and scores."""
+    s = summarize(results)
     graded = [r for r in results if r.ok]
-
-    def mean_of(values: list[float | None]) -> float | None:
-        present = [v for v in values if v is not None]
-        return fmean(present) if present else None
-
-    ratio_means = {name: mean_of([r.criterion_value(name) for r in graded]) for name in RATIO_NAMES}
-    score_means = {
-        name: mean_of(
-            [float(r.scores[name].score) if r.scores and name in r.scores else None for r in graded]
-        )
-        for name in SCORE_NAMES
-    }
     return Headline(
-        sessions=len(results),
-        graded=len(graded),
-        errors=len(results) - len(graded),
-        passed=sum(r.verdict == "pass" for r in graded),
-        pass_rate=fmean(r.verdict == "pass" for r in graded) if graded else None,
-        ratio_means=ratio_means,
-        score_means=score_means,
-        evidence_verified=sum(r.evidence.verified for r in results),
-        evidence_total=sum(r.evidence.total for r in results),
+        sessions=s.sessions,
+        graded=s.graded,
+        errors=s.errors,
+        passed=s.passed,
+        pass_rate=s.pass_rate,
+        ratio_means={name: s.means[name] for name in RATIO_NAMES},
+        score_means={name: s.means[name] for name in SCORE_NAMES},
+        # summarize keeps only the share; the report shows the counts behind it, over the same
+        # (graded) sessions.
+        evidence_verified=sum(r.evidence.verified for r in graded),
+        evidence_total=sum(r.evidence.total for r in graded),
     )
 
 

@@ -15,6 +15,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from ..compare.paired import mcnemar_exact
 from .intervals import (
     BootstrapCounts,
     Interval,
@@ -91,6 +92,8 @@ class PassFailStats:
     cohen_kappa_ci_bootstrap: Interval | None = None
     cohen_kappa_ci_analytic: Interval | None = None
     cohen_kappa_se: float | None = None
+    # Why cohen_kappa is None, in a few words, for the text report and the sample-size guidance.
+    cohen_kappa_undefined: str | None = None
     agreement_on_human_pass: float | None = None
     agreement_on_human_pass_ci: Interval | None = None
     agreement_on_human_fail: float | None = None
@@ -123,6 +126,7 @@ def pass_fail_stats(
     t = Table2x2.from_arrays(human, judge)
     s = PassFailStats(table=t)
     if t.n == 0:
+        s.cohen_kappa_undefined = "nothing to compare"
         s.warnings.append(
             "no session has both a judge verdict and a human label: nothing to compare"
         )
@@ -139,7 +143,7 @@ def pass_fail_stats(
     s.alignment = _alignment(t.a, t.b, t.c, t.d)
     s.mcnemar = _mcnemar(t)
     _explain_missing_classes(s)
-    _kappa(s, human, judge)
+    _kappa(s)
     if n_boot > 0:
         _bootstrap(s, stratified_bootstrap(t.a, t.b, t.c, t.d, n_boot, np.random.default_rng(seed)))
     else:
@@ -168,13 +172,12 @@ def _alignment(a: int, b: int, c: int, d: int) -> float | None:
 
 
 def _mcnemar(t: Table2x2) -> McNemar:
-    from scipy.stats import binomtest
-
-    discordant = t.b + t.c
-    # With no discordant pair there is no evidence of any lean; the exact test's p is 1.
-    p = 1.0 if discordant == 0 else float(binomtest(t.c, discordant, 0.5).pvalue)
+    # The same exact test `compare` runs on pass->fail against fail->pass; here the discordant
+    # pairs are judge pass / human fail (c) against judge fail / human pass (b).
+    test = mcnemar_exact(t.c, t.b, t.n)
+    assert test.p_value is not None  # defined whenever t.n > 0, which the caller guarantees
     direction: Direction = "lenient" if t.c > t.b else "strict" if t.b > t.c else "balanced"
-    return McNemar(t.c, t.b, min(p, 1.0), direction)
+    return McNemar(t.c, t.b, test.p_value, direction)
 
 
 def _explain_missing_classes(s: PassFailStats) -> None:
@@ -191,14 +194,14 @@ def _explain_missing_classes(s: PassFailStats) -> None:
         )
 
 
-def _kappa(s: PassFailStats, human: npt.NDArray[np.bool_], judge: npt.NDArray[np.bool_]) -> None:
-    from sklearn.metrics import cohen_kappa_score
-
+def _kappa(s: PassFailStats) -> None:
     t = s.table
-    if math.isnan(float(kappa_from_counts(t.a, t.b, t.c, t.d))):
+    # The same counts formula the bootstrap uses (tested equal to scikit-learn's score).
+    kappa = float(kappa_from_counts(t.a, t.b, t.c, t.d))
+    if math.isnan(kappa):
+        s.cohen_kappa_undefined = "judge and humans both gave every session the same label"
         s.warnings.append(
-            "cohen_kappa undefined: judge and humans both gave every session the same label "
-            "(chance agreement is 1)"
+            f"cohen_kappa undefined: {s.cohen_kappa_undefined} (chance agreement is 1)"
         )
         return
     one_sided = [
@@ -209,13 +212,14 @@ def _kappa(s: PassFailStats, human: npt.NDArray[np.bool_], judge: npt.NDArray[np
     if one_sided:
         # Contract: kappa is null when one side uses a single label. Arithmetic would give 0.0,
         # but that 0 is forced by the data and says nothing about agreement.
+        s.cohen_kappa_undefined = f"{' and '.join(one_sided)} used a single label"
         s.warnings.append(
-            f"cohen_kappa undefined: {' and '.join(one_sided)} used a single label, so kappa "
-            "would be 0 by construction and says nothing about agreement; read agreement on "
-            "human passes and on human fails instead"
+            f"cohen_kappa undefined: {s.cohen_kappa_undefined}, so kappa would be 0 by "
+            "construction and says nothing about agreement; read agreement on human passes and "
+            "on human fails instead"
         )
         return
-    s.cohen_kappa = float(cohen_kappa_score(human, judge, labels=[True, False]))
+    s.cohen_kappa = kappa
     s.cohen_kappa_se = kappa_se(t.a, t.b, t.c, t.d)
     if s.cohen_kappa_se is not None:
         s.cohen_kappa_ci_analytic = normal_interval(s.cohen_kappa, s.cohen_kappa_se)

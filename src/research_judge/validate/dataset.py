@@ -101,7 +101,7 @@ def pair(results: Sequence[Result], labels: Labels) -> tuple[Paired, Exclusions]
             "or fail)",
             errored,
         ),
-        no_label=ExcludedGroup("graded by the judge, but no human label", no_label),
+        no_label=ExcludedGroup("in the results, but no human label", no_label),
         unknown_session=ExcludedGroup("labelled, but the session is not in the results", unknown),
     )
     return paired, exclusions

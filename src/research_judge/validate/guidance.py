@@ -85,8 +85,11 @@ def guidance(s: PassFailStats, target: float = TARGET_HALF_WIDTH) -> Guidance:
             f"labels (with this mix of passes and fails) would bring it to +/-{target:.2f}"
         )
     else:
-        g.lines.append("kappa has no interval yet: label sessions from both classes first")
-        g.warnings.append("labels needed for kappa undefined: kappa has no standard error")
+        # More labels only help when the humans lack a class; a judge that gives one verdict
+        # to everything keeps kappa undefined however many labels there are.
+        reason = s.cohen_kappa_undefined or "no standard error"
+        g.lines.append(f"kappa is undefined ({reason}): no label count can be given for it")
+        g.warnings.append(f"labels needed for kappa undefined: kappa is undefined ({reason})")
     for name, have, need in (
         ("human passes", n_pass, g.human_passes_needed),
         ("human fails", n_fail, g.human_fails_needed),

@@ -103,7 +103,8 @@ def _rates(s: PassFailStats) -> list[str]:
 
 def _kappa(s: PassFailStats) -> list[str]:
     if s.cohen_kappa is None:
-        return ["Cohen's kappa: undefined (see warnings)"]
+        # The short reason here; the full warning (what to read instead) is listed at the end.
+        return [f"Cohen's kappa: undefined ({s.cohen_kappa_undefined}; see warnings)"]
     if s.cohen_kappa_ci is None:
         return [f"Cohen's kappa: {s.cohen_kappa:.3f} (no interval; see warnings)"]
     lines = [f"Cohen's kappa: {s.cohen_kappa:.3f} ({s.kappa_band})"]
