@@ -46,6 +46,7 @@ def test_errors_are_counted_by_kind_and_left_out_of_rates_and_means() -> None:
     assert s.means["utilization"] == 0.5
     assert s.means["fluff"] == 2.0  # scores on their own 1-3 scale
     assert s.means["structure"] == 2.0
+    assert (s.quotes_verified, s.quotes) == (6, 8)
     assert s.evidence_verified == pytest.approx(6 / 8)
     text = format_summary(s)
     assert "errors 3 (api 2, judge_output 1)" in text

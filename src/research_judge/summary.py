@@ -16,11 +16,17 @@ class Summary:
     passed: int = 0
     error_kinds: dict[str, int] = field(default_factory=dict)
     means: dict[str, float | None] = field(default_factory=dict)
-    evidence_verified: float | None = None
+    quotes_verified: int = 0  # evidence and claim quotes found in their text (graded sessions)
+    quotes: int = 0
 
     @property
     def pass_rate(self) -> float | None:
         return self.passed / self.graded if self.graded else None
+
+    @property
+    def evidence_verified(self) -> float | None:
+        """The share of quotes verified; None when there was nothing to check."""
+        return self.quotes_verified / self.quotes if self.quotes else None
 
 
 def summarize(results: Iterable[Result]) -> Summary:
@@ -28,7 +34,6 @@ def summarize(results: Iterable[Result]) -> Summary:
     s = Summary()
     sums = dict.fromkeys(CRITERIA, 0.0)
     counts = dict.fromkeys(CRITERIA, 0)
-    verified = quotes = 0
     for r in results:
         s.sessions += 1
         if not r.ok:
@@ -38,15 +43,14 @@ def summarize(results: Iterable[Result]) -> Summary:
             continue
         s.graded += 1
         s.passed += r.verdict == "pass"
-        verified += r.evidence.verified
-        quotes += r.evidence.total
+        s.quotes_verified += r.evidence.verified
+        s.quotes += r.evidence.total
         for name in CRITERIA:
             value = _as_reported(r, name)
             if value is not None:
                 sums[name] += value
                 counts[name] += 1
     s.means = {n: (sums[n] / counts[n] if counts[n] else None) for n in CRITERIA}
-    s.evidence_verified = verified / quotes if quotes else None
     return s
 
 

@@ -67,7 +67,6 @@ class JudgeLine:
 def headline(results: Sequence[Result]) -> Headline:
     """``summarize``'s numbers (the ones ``grade`` prints), split into ratios and scores."""
     s = summarize(results)
-    graded = [r for r in results if r.ok]
     return Headline(
         sessions=s.sessions,
         graded=s.graded,
@@ -76,10 +75,8 @@ def headline(results: Sequence[Result]) -> Headline:
         pass_rate=s.pass_rate,
         ratio_means={name: s.means[name] for name in RATIO_NAMES},
         score_means={name: s.means[name] for name in SCORE_NAMES},
-        # summarize keeps only the share; the report shows the counts behind it, over the same
-        # (graded) sessions.
-        evidence_verified=sum(r.evidence.verified for r in graded),
-        evidence_total=sum(r.evidence.total for r in graded),
+        evidence_verified=s.quotes_verified,
+        evidence_total=s.quotes,
     )
 
 
