@@ -15,10 +15,10 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
-from bare_loop import bare_run, render_bodies
+from bare_loop import bare_run, render_bodies, warm_up
 from cost_breakdown import breakdown, format_breakdown
 from judge_replies import write_sessions
-from pipeline import Figure, build_chain, grade_timed
+from pipeline import Figure, grade_timed, joined
 from server_process import FakeServerProcess
 
 TARGET = 1.5
@@ -35,17 +35,15 @@ def run(
 ) -> list[Figure]:
     """``profile``: None profiles only when the ratio misses the target."""
     src = write_sessions(workdir / "cpu.sessions.jsonl", sessions)
-    warm = write_sessions(workdir / "cpu.warmup.jsonl", WARMUP_SESSIONS, seed=9)
+    bodies = render_bodies(src)
     pipeline_ms: list[float] = []
     bare_ms: list[float] = []
     default_ms: list[float] = []
     with FakeServerProcess(latency=0.0) as server:
         url = server.base_url
-        bodies = render_bodies(src, url)
-        asyncio.run(_pipeline_cpu(url, warm, workdir, concurrency))
-        asyncio.run(bare_run(render_bodies(warm, url), url, concurrency))
+        warm_up(url, workdir, WARMUP_SESSIONS, concurrency)
         for _ in range(repeats):
-            cpu = asyncio.run(_pipeline_cpu(url, src, workdir, concurrency))
+            cpu = _pipeline_cpu(url, src, workdir, concurrency)
             pipeline_ms.append(cpu * 1000 / sessions)
             _wall, cpu = asyncio.run(bare_run(bodies, url, concurrency))
             bare_ms.append(cpu * 1000 / sessions)
@@ -61,8 +59,8 @@ def run(
     ours = rows[-1][1]
     detail = (
         f"{sessions} sessions x {repeats} runs each, concurrency {concurrency}, latency 0: "
-        f"pipeline {_list(pipeline_ms)} ms/session, bare SDK loop {_list(bare_ms)} ms/session, "
-        f"bare loop on the SDK's default transport {_list(default_ms)} ms/session"
+        f"pipeline {joined(pipeline_ms)} ms/session, bare SDK loop {joined(bare_ms)} ms/session, "
+        f"bare loop on the SDK's default transport {joined(default_ms)} ms/session"
     )
     print(f"[cpu] {detail}")
     print(
@@ -79,14 +77,8 @@ def run(
     ]
 
 
-async def _pipeline_cpu(url: str, src: Path, workdir: Path, concurrency: int) -> float:
-    out = workdir / "cpu.out.jsonl"
-    out.unlink(missing_ok=True)
-    judge, client = build_chain(url, concurrency)
-    try:
-        timed = await grade_timed(src, out, judge, concurrency)
-    finally:
-        await client.aclose()
+def _pipeline_cpu(url: str, src: Path, workdir: Path, concurrency: int) -> float:
+    timed = grade_timed(url, src, workdir / "cpu.out.jsonl", concurrency)
     if timed.stats.errors:
         raise RuntimeError(f"pipeline run had {timed.stats.errors} errored sessions")
     return timed.cpu
@@ -96,10 +88,10 @@ def top_costs(url: str, src: Path, workdir: Path, concurrency: int, limit: int =
     """cProfile of one pipeline run: own time per package, then our costliest functions."""
     profiler = cProfile.Profile()
     profiler.enable()
-    asyncio.run(_pipeline_cpu(url, src, workdir, concurrency))
+    _pipeline_cpu(url, src, workdir, concurrency)
     profiler.disable()
     stats = pstats.Stats(profiler)
-    sessions = sum(1 for _ in src.open("rb"))
+    sessions = src.read_bytes().count(b"\n")
     by_group: dict[str, float] = defaultdict(float)
     ours: list[tuple[float, str]] = []
     for (path, line, name), (_cc, _nc, own, _cum, _callers) in stats.stats.items():  # type: ignore[attr-defined]
@@ -126,7 +118,3 @@ def _group(path: str) -> str:
         module = path.split("/src/", 1)[1].removesuffix(".py")
         return module.replace("/", ".")
     return "stdlib " + Path(path).stem
-
-
-def _list(values: list[float]) -> str:
-    return "/".join(f"{v:.2f}" for v in values)

@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import asyncio
 import statistics
-from collections.abc import Iterable
 from pathlib import Path
 
-from bare_loop import bare_run, render_bodies
+from bare_loop import bare_run, render_bodies, warm_up
 from judge_replies import write_sessions
-from pipeline import Figure, Timed, build_chain, grade_timed
+from pipeline import Figure, Timed, grade_timed, joined
 from server_process import FakeServerProcess
 
 TARGET = 0.9
 WARMUP_SESSIONS = 8
+WARMUP_CONCURRENCY = 4
 
 
 def run(
@@ -34,16 +34,15 @@ def run(
     repeats: int = 3,
 ) -> list[Figure]:
     src = write_sessions(workdir / "efficiency.sessions.jsonl", sessions)
-    warm = write_sessions(workdir / "efficiency.warmup.jsonl", WARMUP_SESSIONS, seed=9)
+    out = workdir / "efficiency.out.jsonl"
+    bodies = render_bodies(src)
     runs: list[Timed] = []
     bare: list[tuple[float, float]] = []
     with FakeServerProcess(latency=latency) as server:
         url = server.base_url
-        bodies = render_bodies(src, url)
-        asyncio.run(_pipeline(url, warm, workdir, 4))
-        asyncio.run(bare_run(render_bodies(warm, url), url, 4))
+        warm_up(url, workdir, WARMUP_SESSIONS, WARMUP_CONCURRENCY)
         for _ in range(repeats):
-            runs.append(asyncio.run(_pipeline(url, src, workdir, concurrency)))
+            runs.append(grade_timed(url, src, out, concurrency))
             bare.append(asyncio.run(bare_run(bodies, url, concurrency)))
     calls = runs[0].stats.calls
     if calls != 2 * sessions or any(t.stats.errors for t in runs):
@@ -56,8 +55,8 @@ def run(
     efficiency, bare_efficiency = ideal / wall, ideal / bare_wall
     detail = (
         f"{sessions} sessions, {calls} calls, latency {latency}s, concurrency {concurrency}: "
-        f"ideal {ideal:.2f}s; pipeline wall {_list(t.wall for t in runs)}s "
-        f"(client CPU {cpu:.2f}s); bare SDK loop wall {_list(w for w, _ in bare)}s "
+        f"ideal {ideal:.2f}s; pipeline wall {joined(t.wall for t in runs)}s "
+        f"(client CPU {cpu:.2f}s); bare SDK loop wall {joined(w for w, _ in bare)}s "
         f"(CPU {bare_cpu:.2f}s); server peak in flight {server.stats.get('max_in_flight')}"
     )
     print(f"[efficiency] {detail}")
@@ -77,17 +76,3 @@ def run(
         Figure("efficiency", "ideal / wall, bare SDK loop", f"{bare_efficiency:.3f}", "", None),
         Figure("efficiency", "client CPU / ideal wall, pipeline", f"{cpu / ideal:.2f}", "", None),
     ]
-
-
-async def _pipeline(base_url: str, src: Path, workdir: Path, concurrency: int) -> Timed:
-    out = workdir / f"{src.stem}.out.jsonl"
-    out.unlink(missing_ok=True)
-    judge, client = build_chain(base_url, concurrency)  # a fresh chain, as each CLI run has
-    try:
-        return await grade_timed(src, out, judge, concurrency)
-    finally:
-        await client.aclose()
-
-
-def _list(values: Iterable[float]) -> str:
-    return "/".join(f"{v:.2f}" for v in values)

@@ -21,11 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judge_replies import prompt_hash, write_sessions
-from pipeline import MODEL, Figure
-from research_judge.clients.scripted import ScriptedJudge
-from research_judge.judge import Judge
+from pipeline import MODEL, Figure, first_requests
 from research_judge.results import read_results
-from research_judge.sessions import Session, iter_sessions
 from server_process import BENCH_DIR, FakeServerProcess
 
 CLI = BENCH_DIR.parent / ".venv" / "bin" / "research-judge"
@@ -202,15 +199,13 @@ def _graded_ids(out: Path) -> set[str]:
 
 def _prompt_owners(src: Path) -> tuple[list[str], dict[str, str]]:
     """Session ids in input order, and the hash of each first user message -> its session."""
-    judge = Judge(ScriptedJudge([]), prices=None)
-    order: list[str] = []
-    owners: dict[str, str] = {}
-    for _, item in iter_sessions(src):
-        assert isinstance(item, Session), item
-        order.append(item.id)
-        for request in judge.first_requests(item):
-            owners[prompt_hash(request.messages[0].content)] = item.id
-    return order, owners
+    rendered = first_requests(src)
+    owners = {
+        prompt_hash(request.messages[0].content): sid
+        for sid, requests in rendered
+        for request in requests
+    }
+    return [sid for sid, _ in rendered], owners
 
 
 def _asked(log: Path, owner: dict[str, str]) -> set[str]:

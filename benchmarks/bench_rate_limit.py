@@ -7,11 +7,10 @@ server asked for, and its adaptive limit comes down to what the provider accepts
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from judge_replies import write_sessions
-from pipeline import Figure, Timed, build_chain, grade_timed
+from pipeline import Figure, grade_timed
 from server_process import FakeServerProcess
 
 
@@ -26,14 +25,17 @@ def run(
 ) -> list[Figure]:
     src = write_sessions(workdir / "ratelimit.sessions.jsonl", sessions)
     out = workdir / "ratelimit.out.jsonl"
-    out.unlink(missing_ok=True)
     with FakeServerProcess(
         latency=latency, max_concurrent=provider_limit, retry_after=retry_after
     ) as server:
-        timed, seen, retries, limit, cuts = asyncio.run(
-            _graded(server.base_url, src, out, concurrency)
-        )
-    stats = timed.stats
+        timed = grade_timed(server.base_url, src, out, concurrency)
+    stats, client = timed.stats, timed.client
+    seen, retries, limit, cuts = (
+        client.rate_limited,
+        client.retries,
+        client.limiter.limit,
+        client.limiter.cuts,
+    )
     detail = (
         f"{sessions} sessions at concurrency {concurrency}, provider limit {provider_limit} "
         f"(429 + Retry-After {retry_after}s beyond), latency {latency}s: wall {timed.wall:.1f}s, "
@@ -58,14 +60,3 @@ def run(
         Figure("rate-limit", "429s seen / retries", f"{seen} / {retries}", "", None),
         Figure("rate-limit", "final adaptive limit", f"{limit:.2f}", "", None),
     ]
-
-
-async def _graded(
-    url: str, src: Path, out: Path, concurrency: int
-) -> tuple[Timed, int, int, float, int]:
-    judge, client = build_chain(url, concurrency)
-    try:
-        timed = await grade_timed(src, out, judge, concurrency)
-    finally:
-        await client.aclose()
-    return timed, client.rate_limited, client.retries, client.limiter.limit, client.limiter.cuts

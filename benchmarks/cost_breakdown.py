@@ -9,11 +9,12 @@ calls themselves are the only thing missing from it).
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from instant_client import InstantClient, reply_text
+from instant_client import InstantClient
 from judge_replies import counting_reply, scoring_reply
 from pipeline import DUMMY_KEY, MODEL
 from research_judge.clients.base import JudgeRequest
@@ -35,7 +36,7 @@ def breakdown(sessions_path: Path, workdir: Path, concurrency: int = 40) -> list
     wire = OpenAIJudge(MODEL, api_key=DUMMY_KEY, base_url="http://127.0.0.1:9/v1")
     requests = [judge.first_requests(s) for s in sessions]
     replies = [(counting_reply(s.reference_ids), scoring_reply()) for s in sessions]
-    texts = [(reply_text(c), reply_text(sc)) for c, sc in replies]
+    texts = [(json.dumps(c), json.dumps(sc)) for c, sc in replies]
     verdicts = [parse_counting(t[0], s.reference_ids) for t, s in zip(texts, sessions, strict=True)]
     results: list[Result] = asyncio.run(_grade_all(judge, sessions))
 

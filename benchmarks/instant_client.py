@@ -13,17 +13,13 @@ from judge_replies import MODEL, counting_reply, ref_ids_in, scoring_reply
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
 
 
-def reply_text(value: object) -> str:
-    return json.dumps(value)
-
-
 class InstantClient:
     provider = "openai"
     model = MODEL
 
     def __init__(self) -> None:
         self._texts: dict[tuple[str, ...], str] = {}
-        self._scoring = JudgeResponse(reply_text(scoring_reply()), Usage(1000, 0, 200), "stop")
+        self._scoring = JudgeResponse(json.dumps(scoring_reply()), Usage(1000, 0, 200), "stop")
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
         if request.call != "counting":
@@ -31,7 +27,7 @@ class InstantClient:
         ids = tuple(ref_ids_in(request.messages[0].content))
         text = self._texts.get(ids)
         if text is None:
-            text = self._texts[ids] = reply_text(counting_reply(list(ids)))
+            text = self._texts[ids] = json.dumps(counting_reply(list(ids)))
         return JudgeResponse(text, Usage(1500, 0, 400), "stop")
 
     async def aclose(self) -> None:

@@ -6,9 +6,8 @@ claim, so the replies built here quote text that really occurs: evidence verific
 full work, and the verdicts mix yes and no as a real judge's would.
 
 The same replies serve two clients: ``respond`` answers the fake OpenAI server (it sees the raw
-request body) and ``scripted_reply`` answers a ``ScriptedJudge`` (it sees a ``JudgeRequest``).
-Both find the reference ids on the counting prompt's line "The trajectory holds N references:
-r1, r2." (the same line the project's tests read).
+request body) and ``InstantClient`` answers without HTTP. Both find the reference ids on the
+counting prompt's line "The trajectory holds N references: r1, r2." (``ref_ids_in``).
 
 ``respond`` also logs every request it answers when ``RJ_BENCH_ASK_LOG`` names a file: one line
 "<call> <sha256 of the first user message>" so a benchmark can tell which sessions were sent.
@@ -16,14 +15,13 @@ r1, r2." (the same line the project's tests read).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import random
 from pathlib import Path
 from typing import IO, Any
-
-from research_judge.clients.base import JudgeRequest
 
 MODEL = "gpt-4o-mini"  # the judge model every benchmark names (the fake server ignores it)
 ASK_LOG_ENV = "RJ_BENCH_ASK_LOG"
@@ -92,6 +90,7 @@ def write_sessions(path: Path, count: int, seed: int = 5) -> Path:
 
 
 def ref_ids_in(prompt: str) -> list[str]:
+    """The reference ids a rendered counting prompt lists ([] for a session without any)."""
     for line in prompt.splitlines():
         if line.startswith("The trajectory holds") and ":" in line:
             return [part.strip(" .") for part in line.split(":", 1)[1].split(",")]
@@ -103,10 +102,8 @@ def counting_reply(ref_ids: list[str]) -> dict[str, Any]:
     for position, rid in enumerate(ref_ids):
         n = rid.removeprefix("r")
         fact = f"Fact {n} is true"
-        last = position == len(ref_ids) - 1 and len(ref_ids) > 2
-        verdicts.append(
-            _verdict(rid, "relevant", not last, f"{fact} here")
-        )  # the last of many: off topic
+        last = position == len(ref_ids) - 1 and len(ref_ids) > 2  # the last of many: off topic
+        verdicts.append(_verdict(rid, "relevant", not last, f"{fact} here"))
         verdicts.append(_verdict(rid, "used", position % 2 == 0, fact))
     for number, rid in enumerate(ref_ids, start=1):
         fact = f"Fact {rid.removeprefix('r')} is true"
@@ -153,9 +150,6 @@ def scoring_reply() -> dict[str, Any]:
     }
 
 
-_ask_log: IO[str] | None = None
-
-
 def respond(body: dict[str, Any]) -> str:
     """Responder for the fake OpenAI server (``--responder judge_replies:respond``)."""
     messages = body.get("messages") or []
@@ -169,21 +163,16 @@ def respond(body: dict[str, Any]) -> str:
 
 
 def _log(call: str, first_user: str) -> None:
-    global _ask_log  # one handle per server process, opened on first use
     path = os.environ.get(ASK_LOG_ENV)
-    if not path:
-        return
-    if _ask_log is None:
-        _ask_log = open(path, "a", buffering=1, encoding="utf-8")  # noqa: SIM115
-    _ask_log.write(f"{call} {prompt_hash(first_user)}\n")
+    if path:
+        _ask_log(path).write(f"{call} {prompt_hash(first_user)}\n")
+
+
+@functools.cache
+def _ask_log(path: str) -> IO[str]:
+    """One line-buffered handle per server process, opened on first use."""
+    return open(path, "a", buffering=1, encoding="utf-8")
 
 
 def prompt_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
-
-
-def scripted_reply(request: JudgeRequest) -> dict[str, Any]:
-    """Responder for ``ScriptedJudge``: the same replies without HTTP."""
-    if request.call == "counting":
-        return counting_reply(ref_ids_in(request.messages[0].content))
-    return scoring_reply()

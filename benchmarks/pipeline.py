@@ -1,23 +1,37 @@
-"""What every benchmark shares: the real grading chain, and the figures it reports.
+"""What every benchmark shares: the real grading chain, a timed run of it, and the figures.
 
 The chain is the one ``research-judge grade --no-cache`` builds: ``Judge`` over
-``ResilientClient`` over ``OpenAIJudge`` (the SDK client), pointed at the fake server with a dummy
-key; the run goes through ``engine.grade_file`` exactly as the CLI's does.
+``ResilientClient`` over ``OpenAIJudge`` (the SDK client on its aiohttp transport), pointed at the
+fake server with a dummy key; the run goes through ``engine.grade_file`` exactly as the CLI's does.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from judge_replies import MODEL
+from research_judge.clients.base import JudgeRequest
 from research_judge.clients.openai import OpenAIJudge
+from research_judge.clients.scripted import ScriptedJudge
 from research_judge.engine import ResilientClient, RunOptions, RunStats, grade_file
 from research_judge.judge import Judge
 from research_judge.pricing import PriceTable
+from research_judge.sessions import Session, iter_sessions
 
-__all__ = ["DUMMY_KEY", "MODEL", "Figure", "Timed", "build_chain", "grade_timed"]
+__all__ = [
+    "DUMMY_KEY",
+    "MODEL",
+    "Figure",
+    "Timed",
+    "build_chain",
+    "first_requests",
+    "grade_timed",
+    "joined",
+]
 DUMMY_KEY = "sk-bench-dummy"
 
 
@@ -44,11 +58,38 @@ class Timed:
     stats: RunStats
     wall: float
     cpu: float
+    client: ResilientClient  # closed, but its counters (429s, retries, limit) stay readable
 
 
-async def grade_timed(sessions: Path, out: Path, judge: Judge, concurrency: int) -> Timed:
-    """Run ``grade_file``, timing only the run itself (wall clock and this process's CPU)."""
-    cpu0, wall0 = time.process_time(), time.perf_counter()
-    stats = await grade_file(sessions, out, judge, RunOptions(concurrency=concurrency))
-    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
-    return Timed(stats, wall, cpu)
+def grade_timed(base_url: str, sessions: Path, out: Path, concurrency: int) -> Timed:
+    """Grade ``sessions`` into a fresh ``out`` on a fresh chain, as each CLI run has one, timing
+    only ``grade_file`` itself (wall clock and this process's CPU)."""
+    out.unlink(missing_ok=True)  # nothing to resume: every run does the whole file
+    return asyncio.run(_grade_timed(base_url, sessions, out, concurrency))
+
+
+async def _grade_timed(base_url: str, sessions: Path, out: Path, concurrency: int) -> Timed:
+    judge, client = build_chain(base_url, concurrency)
+    try:
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        stats = await grade_file(sessions, out, judge, RunOptions(concurrency=concurrency))
+        wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    finally:
+        await client.aclose()
+    return Timed(stats, wall, cpu, client)
+
+
+def first_requests(sessions: Path) -> list[tuple[str, tuple[JudgeRequest, JudgeRequest]]]:
+    """Each session's id and its two opening requests, rendered by the real ``Judge`` (the
+    requests do not depend on the client, so none is built)."""
+    judge = Judge(ScriptedJudge([]))
+    out = []
+    for _, item in iter_sessions(sessions):
+        assert isinstance(item, Session), item  # generated files hold no bad lines
+        out.append((item.id, judge.first_requests(item)))
+    return out
+
+
+def joined(values: Iterable[float]) -> str:
+    """Every run's figure, for the detail lines: "1.23/1.25/1.31"."""
+    return "/".join(f"{v:.2f}" for v in values)

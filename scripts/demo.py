@@ -1,6 +1,7 @@
 """``make demo``: the main job end to end, offline, on the bundled fixtures.
 
-1. grade the bundled sessions with the recorded (hand-authored) judge replies;
+1. grade the bundled sessions with the recorded (hand-authored) judge replies, then a file with
+   bad lines (each reported by file:line, the good sessions still graded);
 2. validate the judge against the bundled human labels;
 3. grade the previous agent version's answers to the same questions (fixtures/baseline/) and
    compare against them, per criterion;
@@ -23,6 +24,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the scripted agents live in fixtures/, importable from the root
 OUT = Path("demo-out")
 FIX = Path("fixtures")
+# Every grade step uses the same judge: the hand-authored replies, replayed from recordings.
+RECORDED_JUDGE = (
+    *("--provider", "scripted", "--model", "authored-lenient-judge"),
+    *("--replay", str(FIX / "recordings"), "--quiet"),
+)
 
 
 def step(title: str, *args: str, ok: tuple[int, ...] = (0,)) -> int:
@@ -35,74 +41,53 @@ def step(title: str, *args: str, ok: tuple[int, ...] = (0,)) -> int:
     return code
 
 
+def grade(title: str, sessions: Path, out: Path, *, ok: tuple[int, ...] = (0,)) -> None:
+    step(title, "grade", str(sessions), "--out", str(out), *RECORDED_JUDGE, ok=ok)
+
+
 def main() -> int:
     os.chdir(ROOT)
     if OUT.exists():
         shutil.rmtree(OUT)  # a fresh run each time: no resume from an earlier demo
     OUT.mkdir()
-    results = str(OUT / "results.jsonl")
-    judge = ["--provider", "scripted", "--model", "authored-lenient-judge"]
-    step(
+    results, baseline = OUT / "results.jsonl", OUT / "baseline-results.jsonl"
+    labels = str(FIX / "labels.csv")
+    grade(
         "grade: two judge calls per session, answered from recordings (no network)",
-        "grade",
-        str(FIX / "sessions.jsonl"),
-        "--out",
+        FIX / "sessions.jsonl",
         results,
-        *judge,
-        "--replay",
-        str(FIX / "recordings"),
-        "--quiet",
     )
-    step(
+    grade(
         "grade a file with bad lines: each is named by file:line, the good sessions are graded",
-        "grade",
-        str(FIX / "bad_sessions.jsonl"),
-        "--out",
-        str(OUT / "bad-results.jsonl"),
-        *judge,
-        "--replay",
-        str(FIX / "recordings"),
-        "--quiet",
+        FIX / "bad_sessions.jsonl",
+        OUT / "bad-results.jsonl",
         ok=(2,),
     )
     step(
         "validate: how far can this judge be trusted? (against the team's labels)",
         "validate",
-        results,
+        str(results),
         "--labels",
-        str(FIX / "labels.csv"),
+        labels,
     )
-    report = [
-        "report",
-        results,
-        "--labels",
-        str(FIX / "labels.csv"),
-        "--html",
-        str(OUT / "report.html"),
-        "--md",
-        str(OUT / "report.md"),
-    ]
-    baseline = str(OUT / "baseline-results.jsonl")
-    step(
+    grade(
         "grade the previous agent version (v11) on the same questions, same recorded judge",
-        "grade",
-        str(FIX / "baseline" / "sessions.jsonl"),
-        "--out",
+        FIX / "baseline" / "sessions.jsonl",
         baseline,
-        *judge,
-        "--replay",
-        str(FIX / "recordings"),
-        "--quiet",
     )
     step(
         "compare: the previous agent version (v11) against this one (v12), per criterion",
         "compare",
-        baseline,
-        results,
+        str(baseline),
+        str(results),
         ok=(0, 1),
     )
-    report += ["--baseline", baseline]
-    step("report: one self-contained HTML file (and Markdown for CI comments)", *report)
+    step(
+        "report: one self-contained HTML file (and Markdown for CI comments)",
+        *("report", str(results), "--labels", labels),
+        *("--html", str(OUT / "report.html"), "--md", str(OUT / "report.md")),
+        *("--baseline", str(baseline)),
+    )
     _harness()
     print(f"\nHTML report: {OUT / 'report.html'}")
     return 0

@@ -18,6 +18,7 @@ import json
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +50,7 @@ def load_replies(path: Path) -> dict[str, dict[str, Any]]:
     return replies
 
 
-def responder_for(replies: dict[str, dict[str, Any]]) -> Any:
+def responder_for(replies: dict[str, dict[str, Any]]) -> Callable[[JudgeRequest], Any]:
     def respond(request: JudgeRequest) -> Any:
         authored = replies[request.session_id]
         first_attempt = len(request.messages) == 1

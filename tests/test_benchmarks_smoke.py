@@ -7,6 +7,7 @@ every run grades cleanly, and the pass/fail properties (rate limiting, kill -9) 
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import sys
 from pathlib import Path
@@ -62,6 +63,19 @@ def test_benchmark_replies_fit_the_rendered_prompts(tmp_path: Path) -> None:
         }
 
 
+def test_bare_loop_sends_two_calls_per_session_on_either_transport(tmp_path: Path) -> None:
+    bare = bench("bare_loop")
+    bodies = bare.render_bodies(bench("judge_replies").write_sessions(tmp_path / "s.jsonl", 5))
+    assert len(bodies) == 5
+    with bench("server_process").FakeServerProcess(latency=0.01) as server:
+        for default_transport in (False, True):
+            asyncio.run(
+                bare.bare_run(bodies, server.base_url, 3, sdk_default_transport=default_transport)
+            )
+    assert server.stats["requests"] == server.stats["completed"] == 2 * 5 * 2
+    assert 1 <= server.stats["max_in_flight"] <= 3
+
+
 def test_efficiency_and_cpu_benchmarks_run(tmp_path: Path) -> None:
     eff = numbers(
         bench("bench_efficiency").run(tmp_path, sessions=6, latency=0.01, concurrency=4, repeats=1),
@@ -73,6 +87,7 @@ def test_efficiency_and_cpu_benchmarks_run(tmp_path: Path) -> None:
         "cpu",
     )
     assert cpu["pipeline CPU per session"] > 0 and cpu["bare SDK loop CPU per session"] > 0
+    assert cpu["bare loop, SDK default transport"] > 0
     assert cpu["pipeline / bare"] == pytest.approx(
         cpu["pipeline CPU per session"] / cpu["bare SDK loop CPU per session"], abs=0.01
     )

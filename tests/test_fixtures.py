@@ -57,6 +57,14 @@ def read_jsonl(name: str) -> list[Json]:
         return [json.loads(line) for line in handle if line.strip()]
 
 
+def replies_by_session(name: str) -> dict[str, Json]:
+    """A judge replies file keyed by session id (each session answered once)."""
+    rows = read_jsonl(name)
+    by_id = {row["session_id"]: row for row in rows}
+    assert len(by_id) == len(rows), f"{name}: a session has more than one reply line"
+    return by_id
+
+
 @pytest.fixture(scope="module")
 def sessions() -> list[Json]:
     return read_jsonl("sessions.jsonl")
@@ -70,10 +78,7 @@ def good_bad_file_sessions() -> list[Json]:
 
 @pytest.fixture(scope="module")
 def replies() -> dict[str, Json]:
-    rows = read_jsonl("judge_replies.jsonl")
-    by_id = {row["session_id"]: row for row in rows}
-    assert len(by_id) == len(rows), "a session has more than one reply line"
-    return by_id
+    return replies_by_session("judge_replies.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -129,6 +134,16 @@ def evidence_verifies(session: Json, verdict: Json) -> bool:
     return any(evidence in text for text in allowed)
 
 
+def unverifiable_quotes(sessions: list[Json], replies: dict[str, Json]) -> set[tuple[str, ...]]:
+    """(session, verdict id, check) of every counting verdict whose evidence does not verify."""
+    return {
+        (session["id"], verdict["id"], verdict["check"])
+        for session in sessions
+        for verdict in replies[session["id"]]["counting"]["verdicts"]
+        if not evidence_verifies(session, verdict)
+    }
+
+
 def answers_by_key(reply: Json) -> dict[tuple[str, str], str]:
     return {(v["id"], v["check"]): v["answer"] for v in reply["counting"]["verdicts"]}
 
@@ -163,7 +178,7 @@ def test_sessions_have_the_contract_shape(sessions: list[Json]) -> None:
             assert isinstance(session[key], str) and session[key].strip(), (session["id"], key)
         assert isinstance(session["trajectory"], list)
         ref_ids = [ref["id"] for ref in session["trajectory"]]
-        assert len(ref_ids) == len(set(ref_ids)) <= 5, session["id"]
+        assert len(ref_ids) == len(set(ref_ids)) <= 3, session["id"]
         assert ref_ids == [f"r{n}" for n in range(1, len(ref_ids) + 1)], session["id"]
         for ref in session["trajectory"]:
             assert isinstance(ref["content"], str), (session["id"], ref["id"])
@@ -173,7 +188,7 @@ def test_sessions_have_the_contract_shape(sessions: list[Json]) -> None:
         assert metadata["agent_version"] == "v12"
         assert metadata["domain"] and metadata["tier"] in ("smoke", "full")
     assert sum(s["metadata"]["tier"] == "smoke" for s in sessions) == 6
-    assert len({s["metadata"]["domain"] for s in sessions}) >= 8
+    assert len({s["metadata"]["domain"] for s in sessions}) == 10
 
 
 def test_reference_texts_have_realistic_length(sessions: list[Json]) -> None:
@@ -232,13 +247,7 @@ def test_grounded_verdicts_quote_claims_verbatim(
 def test_only_the_listed_quotes_fail_verification(
     sessions: list[Json], replies: dict[str, Json]
 ) -> None:
-    unverifiable = {
-        (session["id"], verdict["id"], verdict["check"])
-        for session in sessions
-        for verdict in replies[session["id"]]["counting"]["verdicts"]
-        if not evidence_verifies(session, verdict)
-    }
-    assert unverifiable == DELIBERATELY_UNVERIFIABLE
+    assert unverifiable_quotes(sessions, replies) == DELIBERATELY_UNVERIFIABLE
 
 
 def test_scoring_replies_follow_the_wire_format(
@@ -293,6 +302,53 @@ def test_judge_scores_stay_within_one_point_of_the_humans(
         ]
         assert all(abs(gap) <= 1 for gap in gaps), criterion
         assert gaps.count(0) == EXPECTED_EXACT_SCORE_AGREEMENT[criterion], criterion
+        if criterion == "effectiveness":  # lenient: higher than the humans on 6 of its 7 gaps
+            assert gaps.count(1) == 6, gaps
+
+
+def test_false_passes_are_long_answers_and_the_false_fail_the_shortest(
+    sessions: list[Json], replies: dict[str, Json], labels: dict[str, Json]
+) -> None:
+    length = {s["id"]: len(s["answer"]) for s in sessions}
+    outcome = {sid: (row["label"], judge_verdict(replies[sid])) for sid, row in labels.items()}
+    false_passes = [sid for sid, pair in outcome.items() if pair == ("fail", "pass")]
+    false_fails = [sid for sid, pair in outcome.items() if pair == ("pass", "fail")]
+    assert false_fails == [min(length, key=length.__getitem__)] == ["s-0018"]
+    assert all(850 <= length[sid] <= 1500 for sid in false_passes), false_passes
+
+
+def readme_session_table() -> dict[str, list[str]]:
+    """The rows of fixtures/README.md's "Which session exercises what" table, by session id."""
+    text = (FIXTURES / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Which session exercises what", 1)[1].split("\n## ", 1)[0]
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in section.splitlines()]
+    return {row[0]: row for row in rows if re.fullmatch(r"s-\d{4}", row[0])}
+
+
+def ratio_text(verdicts: list[str]) -> str:
+    """How the README writes a ratio: "yes/total", or "null" when there is nothing to count."""
+    return f"{verdicts.count('yes')}/{len(verdicts)}" if verdicts else "null"
+
+
+def test_readme_session_table_matches_the_data(
+    sessions: list[Json], replies: dict[str, Json], labels: dict[str, Json]
+) -> None:
+    table = readme_session_table()
+    assert list(table) == SESSION_IDS
+    for session in sessions:
+        sid, reply = session["id"], replies[session["id"]]
+        _, domain, tier, _case, ratios, human, judge = table[sid]
+        answers = answers_by_key(reply)
+        refs = [ref["id"] for ref in session["trajectory"]]
+        expected = ", ".join(
+            [
+                ratio_text([answers[(ref, "relevant")] for ref in refs]),
+                ratio_text([answers[(ref, "used")] for ref in refs]),
+                ratio_text([v["answer"] for v in claims_of(reply)]),
+            ]
+        )
+        assert (domain, tier) == (session["metadata"]["domain"], session["metadata"]["tier"]), sid
+        assert (ratios, human, judge) == (expected, labels[sid]["label"], judge_verdict(reply)), sid
 
 
 def classify_lines(lines: list[str]) -> dict[int, str]:

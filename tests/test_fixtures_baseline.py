@@ -28,12 +28,12 @@ from test_fixtures import (
     FIXTURES,
     SESSION_IDS,
     answers_by_key,
-    counting_problems,
-    evidence_verifies,
     grounding,
     judge_scores,
     judge_verdict,
     read_jsonl,
+    replies_by_session,
+    unverifiable_quotes,
 )
 
 Json = dict[str, Any]
@@ -62,20 +62,14 @@ def baseline() -> list[Json]:
     return read_jsonl("baseline/sessions.jsonl")
 
 
-def _by_session(rows: list[Json]) -> dict[str, Json]:
-    by_id = {row["session_id"]: row for row in rows}
-    assert len(by_id) == len(rows), "a session has more than one reply line"
-    return by_id
-
-
 @pytest.fixture(scope="module")
 def current_replies() -> dict[str, Json]:
-    return _by_session(read_jsonl("judge_replies.jsonl"))
+    return replies_by_session("judge_replies.jsonl")
 
 
 @pytest.fixture(scope="module")
 def baseline_replies() -> dict[str, Json]:
-    return _by_session(read_jsonl("baseline/judge_replies.jsonl"))
+    return replies_by_session("baseline/judge_replies.jsonl")
 
 
 def test_same_questions_and_references_as_v12(current: list[Json], baseline: list[Json]) -> None:
@@ -117,13 +111,10 @@ def test_changed_sessions_have_their_own_scoring_and_no_reask(
 def test_every_baseline_reply_is_valid(
     baseline: list[Json], baseline_replies: dict[str, Json]
 ) -> None:
-    # counting_problems also requires one relevant and one used verdict per reference.
-    for session in baseline:
-        reply = baseline_replies[session["id"]]
-        assert counting_problems(session, reply["counting"]) == [], session["id"]
-    for sid in v12.REASK_SESSIONS:
-        first = baseline_replies[sid]["counting_invalid_first"]
-        assert counting_problems(next(s for s in baseline if s["id"] == sid), first), sid
+    # One valid reply per session (a relevant and a used verdict per reference included), and
+    # an invalid first counting reply on exactly the re-ask sessions, as in v12.
+    v12.test_every_session_has_one_valid_judge_reply(baseline, [], baseline_replies)
+    v12.test_reask_sessions_start_with_an_invalid_reply(baseline, baseline_replies)
 
 
 def test_claims_and_scores_follow_the_v12_rules(
@@ -138,13 +129,7 @@ def test_claims_and_scores_follow_the_v12_rules(
 def test_only_the_inherited_quotes_fail_verification(
     baseline: list[Json], baseline_replies: dict[str, Json]
 ) -> None:
-    unverifiable = {
-        (session["id"], verdict["id"], verdict["check"])
-        for session in baseline
-        for verdict in baseline_replies[session["id"]]["counting"]["verdicts"]
-        if not evidence_verifies(session, verdict)
-    }
-    assert unverifiable == DELIBERATELY_UNVERIFIABLE
+    assert unverifiable_quotes(baseline, baseline_replies) == DELIBERATELY_UNVERIFIABLE
 
 
 def _verdicts(replies: dict[str, Json]) -> dict[str, str]:
@@ -158,7 +143,7 @@ def test_pass_rate_is_close_but_one_session_regressed_and_two_were_fixed(
     old_passes = sum(v == "pass" for v in old.values())
     new_passes = sum(v == "pass" for v in new.values())
     assert new_passes == 15, "the v12 fixtures changed under this test"
-    assert abs(old_passes - new_passes) <= 1
+    assert old_passes == 14  # the pass rate goes up by one while a session regresses
     regressions = {sid for sid in SESSION_IDS if old[sid] == "pass" and new[sid] == "fail"}
     fixed = {sid for sid in SESSION_IDS if old[sid] == "fail" and new[sid] == "pass"}
     assert regressions == INTENDED_REGRESSIONS
@@ -216,7 +201,9 @@ def test_structure_drops_past_the_threshold_and_nothing_else_does(
     assert worse == STRUCTURE_WORSE_IN_V12
 
 
-def test_the_recordings_replay_the_story_through_compare(tmp_path: Path) -> None:
+def test_the_recordings_replay_the_story_through_compare(
+    tmp_path: Path, baseline_replies: dict[str, Json]
+) -> None:
     # Catches a recordings folder that was not regenerated after the replies changed.
     runs = {}
     for name, source in (("v11", "baseline/sessions.jsonl"), ("v12", "sessions.jsonl")):
@@ -225,8 +212,7 @@ def test_the_recordings_replay_the_story_through_compare(tmp_path: Path) -> None
                      "--replay", str(FIXTURES / "recordings"), "--quiet"])  # fmt: skip
         assert code == 0, name
         runs[name] = read_results(out)
-    replies = _by_session(read_jsonl("baseline/judge_replies.jsonl"))
-    assert {r.session_id: r.verdict for r in runs["v11"]} == _verdicts(replies)
+    assert {r.session_id: r.verdict for r in runs["v11"]} == _verdicts(baseline_replies)
     cmp = compare_runs(runs["v11"], runs["v12"], threshold=THRESHOLD)
     assert set(cmp.regressions) == INTENDED_REGRESSIONS
     assert set(cmp.fixed) == INTENDED_FIXES
