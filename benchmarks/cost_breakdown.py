@@ -52,7 +52,7 @@ def breakdown(sessions_path: Path, workdir: Path, concurrency: int = 40) -> list
             lambda: [judge.first_requests(s) for s in sessions],
         ),
         (
-            "request kwargs x2 (OpenAIJudge.request_body)",
+            "request bodies x2 (OpenAIJudge.request_body)",
             lambda: [(wire.request_body(a), wire.request_body(b)) for a, b in requests],
         ),
         (

@@ -169,14 +169,16 @@ async def test_tool_mode_falls_back_to_content_when_the_server_ignores_the_tool(
     assert response.content == REPLY
 
 
-def test_wire_format_is_built_once_per_schema_object() -> None:
+def test_the_schema_part_follows_each_request() -> None:
     judge = judge_for(answering(completion()))
-    first = judge.request_body(make_request())["response_format"]
-    again = judge.request_body(make_request(session_id="other"))["response_format"]
-    assert first is again
     other_schema = {**SCHEMA, "required": ["score"]}
     other = judge.request_body(make_request(schema=other_schema))["response_format"]
     assert other["json_schema"]["schema"] is other_schema
+    assert judge.request_body(make_request())["response_format"]["json_schema"]["schema"] is SCHEMA
+    tools = judge_for(answering(completion()), "tool")
+    for call in ("scoring", "counting"):
+        function = tools.request_body(make_request(call=call))["tools"][0]["function"]
+        assert call in function["description"]
 
 
 def test_unknown_mode_is_a_config_error() -> None:
@@ -281,6 +283,23 @@ async def test_client_errors_are_final_and_never_show_the_key(status: int, hint:
     assert KEY not in str(caught.value)
     assert KEY[:12] not in str(caught.value)
     assert hint in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        httpx2.Response(200, text="<html>gateway login</html>"),
+        httpx2.Response(200, json={"choices": [{"message": "not an object"}]}),
+    ],
+)
+async def test_a_200_that_is_not_a_chat_completion_is_a_final_error(
+    answer: httpx2.Response,
+) -> None:
+    # e.g. a base URL pointing at a web page or proxy: retrying would not help.
+    with pytest.raises(ApiError, match="not a chat completion") as caught:
+        await judge_for(Transport(lambda request: answer)).complete(make_request())
+    assert not isinstance(caught.value, TransientApiError)
+    assert "s-0042" in str(caught.value)
 
 
 @pytest.mark.parametrize("body", [{"error": "plain text error"}, ["odd"], {"detail": "x"}])

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any, cast
 from research_judge.clients._http import MODES, AnthropicMode, OpenAIMode, check_mode
 from research_judge.clients.base import JudgeClient, JudgeRequest, JudgeResponse, Message, Usage
 from research_judge.clients.recording import RecordingJudge, ReplayJudge
-from research_judge.clients.scripted import ScriptedJudge, ScriptExhausted, estimate_tokens
+from research_judge.clients.scripted import ScriptedJudge, ScriptExhausted
 from research_judge.errors import ConfigError
+from research_judge.tokens import estimate_tokens
 
 if TYPE_CHECKING:
     import httpx2

@@ -14,27 +14,20 @@ from __future__ import annotations
 
 import inspect
 import json
-import math
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeAlias
 
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
 from research_judge.errors import ResearchJudgeError
+from research_judge.tokens import estimate_tokens
 
 ReplyValue: TypeAlias = str | dict[str, Any] | JudgeResponse | BaseException
 Responder: TypeAlias = Callable[[JudgeRequest], ReplyValue | Awaitable[ReplyValue]]
 ScriptItem: TypeAlias = ReplyValue | Responder
 
-CHARS_PER_TOKEN = 4
-
 
 class ScriptExhausted(ResearchJudgeError):
     """The script ran out of replies: the code under test made more calls than it expected."""
-
-
-def estimate_tokens(text: str) -> int:
-    """The documented rough estimate used before (or instead of) a provider's count."""
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
 class ScriptedJudge:

@@ -30,8 +30,9 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, TypeAlias
 
+from research_judge.tokens import estimate_tokens
+
 _REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests"}
-_CHARS_PER_TOKEN = 4
 
 
 @dataclass(frozen=True)
@@ -286,7 +287,7 @@ class FakeOpenAIServer:
             message.update(content=None, tool_calls=[call])
             finish = "tool_calls" if finish == "stop" else finish
         prompt, cached = self._prompt_tokens(body.get("messages") or [])
-        completion = _tokens(reply.content or reply.refusal or "")
+        completion = estimate_tokens(reply.content or reply.refusal or "")
         return {
             "id": f"chatcmpl-fake-{number}",
             "object": "chat.completion",
@@ -306,12 +307,12 @@ class FakeOpenAIServer:
 
     def _prompt_tokens(self, messages: list[Any]) -> tuple[int, int]:
         texts = [_text(m.get("content")) if isinstance(m, dict) else "" for m in messages]
-        total = sum(_tokens(t) for t in texts)
+        total = sum(estimate_tokens(t) for t in texts)
         cached = 0
         first = messages[0] if messages else None
         if isinstance(first, dict) and first.get("role") in ("system", "developer"):
             if texts[0] in self._seen_systems:
-                cached = _tokens(texts[0])
+                cached = estimate_tokens(texts[0])
             self._seen_systems.add(texts[0])
         return total, cached
 
@@ -331,10 +332,6 @@ def _forced_tool(body: dict[str, Any]) -> str | None:
 
 def _text(content: Any) -> str:
     return content if isinstance(content, str) else json.dumps(content)
-
-
-def _tokens(text: str) -> int:
-    return math.ceil(len(text) / _CHARS_PER_TOKEN)
 
 
 def _model(name: str) -> dict[str, Any]:
