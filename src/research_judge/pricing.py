@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ._files import read_text
 from .clients.base import Usage
 from .errors import InputFileError
 
@@ -76,13 +77,7 @@ class PriceTable:
         as_of = shipped.as_of or "unknown"
         models = _to_prices(shipped)
         if path is not None:
-            try:
-                # utf-8-sig: a byte-order mark from a Windows editor is not a JSON error.
-                text = Path(path).read_text(encoding="utf-8-sig")
-            except (OSError, UnicodeDecodeError) as exc:
-                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-                raise InputFileError(path, f"cannot read price file: {reason}") from exc
-            user = _parse(text, path)
+            user = _parse(read_text(path, "price file"), path)
             models.update(_to_prices(user))
             as_of = user.as_of or as_of
         # Read-only so a table shared by concurrent workers cannot be changed under them.

@@ -11,8 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .._files import read_text
 from ..errors import InputFileError
-from ._files import read_text
 
 
 @dataclass(frozen=True)

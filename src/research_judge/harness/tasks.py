@@ -14,8 +14,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, StringConstraints, ValidationError
 
+from .._files import read_text
 from ..errors import InputFileError, UserError
-from ._files import read_text
 
 
 class InvalidTask(UserError):

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from .._files import read_text
 from ..errors import InputFileError
 from ..results import SCORE_NAMES
 
@@ -53,11 +54,7 @@ def read_labels(path: str | Path) -> Labels:
     CSV), so a mislabelled file fails with a message about its content rather than silently.
     """
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8-sig")  # -sig: spreadsheets often prepend a BOM
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or str(exc)
-        raise InputFileError(p, f"cannot read labels: {reason}") from exc
+    text = read_text(p, "labels")  # accepts the byte-order mark spreadsheets often prepend
     if not text.strip():
         raise InputFileError(p, "labels file is empty (expected a header: session_id,label)")
     if p.suffix.lower() in JSONL_SUFFIXES:
