@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 
-from judge_replies import MODEL, counting_reply, ref_ids_in, scoring_reply
+from judge_replies import MODEL, counting_reply, scoring_reply
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
+from research_judge.testing.prompts import reference_ids_in
 
 
 class InstantClient:
@@ -24,7 +25,7 @@ class InstantClient:
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
         if request.call != "counting":
             return self._scoring
-        ids = tuple(ref_ids_in(request.messages[0].content))
+        ids = tuple(reference_ids_in(request.messages[0].content))
         text = self._texts.get(ids)
         if text is None:
             text = self._texts[ids] = json.dumps(counting_reply(list(ids)))

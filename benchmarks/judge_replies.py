@@ -7,7 +7,8 @@ full work, and the verdicts mix yes and no as a real judge's would.
 
 The same replies serve two clients: ``respond`` answers the fake OpenAI server (it sees the raw
 request body) and ``InstantClient`` answers without HTTP. Both find the reference ids on the
-counting prompt's line "The trajectory holds N references: r1, r2." (``ref_ids_in``).
+counting prompt's line "The trajectory holds N references: r1, r2."
+(``research_judge.testing.reference_ids_in``).
 
 ``respond`` also logs every request it answers when ``RJ_BENCH_ASK_LOG`` names a file: one line
 "<call> <sha256 of the first user message>" so a benchmark can tell which sessions were sent.
@@ -22,6 +23,8 @@ import os
 import random
 from pathlib import Path
 from typing import IO, Any
+
+from research_judge.testing.prompts import reference_ids_in
 
 MODEL = "gpt-4o-mini"  # the judge model every benchmark names (the fake server ignores it)
 ASK_LOG_ENV = "RJ_BENCH_ASK_LOG"
@@ -89,14 +92,6 @@ def write_sessions(path: Path, count: int, seed: int = 5) -> Path:
 # --- replies ---------------------------------------------------------------------------------
 
 
-def ref_ids_in(prompt: str) -> list[str]:
-    """The reference ids a rendered counting prompt lists ([] for a session without any)."""
-    for line in prompt.splitlines():
-        if line.startswith("The trajectory holds") and ":" in line:
-            return [part.strip(" .") for part in line.split(":", 1)[1].split(",")]
-    return []
-
-
 def counting_reply(ref_ids: list[str]) -> dict[str, Any]:
     verdicts: list[dict[str, Any]] = []
     for position, rid in enumerate(ref_ids):
@@ -158,7 +153,9 @@ def respond(body: dict[str, Any]) -> str:
     name = (fmt.get("json_schema") or {}).get("name")
     call = "counting" if name == COUNTING_SCHEMA_NAME else "scoring"
     _log(call, str(first_user))
-    reply = counting_reply(ref_ids_in(str(first_user))) if call == "counting" else scoring_reply()
+    reply = (
+        counting_reply(reference_ids_in(str(first_user))) if call == "counting" else scoring_reply()
+    )
     return json.dumps(reply)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from research_judge.clients.base import JudgeRequest, Message
+from research_judge.testing.prompts import reference_ids_in
 
 CRITERIA = ("effectiveness", "fluff", "structure")
 
@@ -75,11 +76,8 @@ def scoring_reply(effectiveness: int = 3, fluff: int = 3, structure: int = 3) ->
 
 
 def ref_ids_in(request: JudgeRequest) -> list[str]:
-    """Reference ids named in the rendered counting prompt (the line listing them)."""
-    for line in request.messages[0].content.splitlines():
-        if line.startswith("The trajectory holds") and ":" in line:
-            return [part.strip(" .") for part in line.split(":", 1)[1].split(",")]
-    return []
+    """Reference ids named in the rendered counting prompt."""
+    return reference_ids_in(request.messages[0].content)
 
 
 def good_responder(request: JudgeRequest) -> dict[str, Any]:

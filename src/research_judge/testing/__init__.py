@@ -12,5 +12,13 @@ from research_judge.testing.fake_openai import (
     SeenRequest,
     ServerStats,
 )
+from research_judge.testing.prompts import reference_ids_in
 
-__all__ = ["FakeOpenAIServer", "FakeReply", "Responder", "SeenRequest", "ServerStats"]
+__all__ = [
+    "FakeOpenAIServer",
+    "FakeReply",
+    "Responder",
+    "SeenRequest",
+    "ServerStats",
+    "reference_ids_in",
+]
