@@ -14,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
-from .clients.base import CallKind, JudgeClient, JudgeRequest, Message, Usage, content_hash
+from ._canonical import content_hash
+from .clients.base import CallKind, JudgeClient, JudgeRequest, Message, Usage
 from .errors import (
     ApiError,
     ConfigError,

@@ -16,6 +16,7 @@ import math
 import re
 from typing import TYPE_CHECKING
 
+from ._canonical import canonical_json
 from .results import SCORE_NAMES
 
 if TYPE_CHECKING:
@@ -60,9 +61,6 @@ def estimate_request(request: JudgeRequest) -> int:
     The schema counts because both providers put it in the model's context (OpenAI's strict
     ``json_schema``, Anthropic's tool ``input_schema``).
     """
-    # Imported here rather than at the top: see the TYPE_CHECKING import above.
-    from .clients.base import canonical_json
-
     total = estimate_tokens(request.system) + MESSAGE_OVERHEAD_TOKENS
     for message in request.messages:
         total += estimate_tokens(message.content) + MESSAGE_OVERHEAD_TOKENS

@@ -6,10 +6,10 @@ rendered for any provider, and inspected in tests. SDK quirks live in the provid
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
+
+from .._canonical import content_hash
 
 Role = Literal["user", "assistant"]
 CallKind = Literal["counting", "scoring"]
@@ -57,14 +57,6 @@ class JudgeRequest:
     def key(self, provider: str, model: str) -> str:
         """SHA-256 of the canonical JSON (sorted keys, no whitespace): the record/cache key."""
         return content_hash(self.canonical(provider, model))
-
-
-def canonical_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def content_hash(value: Any) -> str:
-    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
