@@ -1,15 +1,18 @@
-"""OpenAIJudge through the real openai SDK, offline: httpx2.MockTransport and the fake server."""
+"""OpenAIJudge over real HTTP on 127.0.0.1: a stub server that states each answer, and the fake
+OpenAI server."""
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from typing import Any
 
-import httpx2
 import pytest
+from aiohttp import web
 
-from research_judge.clients.base import JudgeRequest, Message, Usage
+from research_judge.clients.base import JudgeRequest, JudgeResponse, Message, Usage
 from research_judge.clients.openai import OpenAIJudge
 from research_judge.errors import (
     ApiError,
@@ -20,6 +23,8 @@ from research_judge.errors import (
 )
 from research_judge.testing import FakeOpenAIServer, FakeReply
 
+from http_stub import Answer, Seen, StubServer, closed_port_url, json_answer, text_answer
+
 KEY = "sk-test-0123456789abcdef"
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -28,6 +33,7 @@ SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 REPLY = '{"score": 3, "note": null}'
+ENV_VARS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID")
 
 
 def make_request(**changes: Any) -> JudgeRequest:
@@ -73,34 +79,28 @@ def completion(
     return body
 
 
-class Transport:
-    """A MockTransport that keeps every request and answers with the given function."""
-
-    def __init__(self, answer: Callable[[httpx2.Request], httpx2.Response]) -> None:
-        self.seen: list[httpx2.Request] = []
-        self._answer = answer
-
-    def handler(self, request: httpx2.Request) -> httpx2.Response:
-        self.seen.append(request)
-        return self._answer(request)
-
-    def body(self, index: int = -1) -> dict[str, Any]:
-        return json.loads(self.seen[index].content)  # type: ignore[no-any-return]
+@asynccontextmanager
+async def serving(
+    answer: Answer, mode: Any = "json_schema", **options: Any
+) -> AsyncIterator[tuple[OpenAIJudge, StubServer]]:
+    """A judge pointed at a stub server answering with ``answer``; closed on the way out."""
+    async with StubServer(answer) as server:
+        judge = OpenAIJudge("gpt-test", api_key=KEY, base_url=server.base_url, mode=mode, **options)
+        try:
+            yield judge, server
+        finally:
+            await judge.aclose()
 
 
-def judge_for(transport: Transport, mode: Any = "json_schema") -> OpenAIJudge:
-    client = httpx2.AsyncClient(transport=httpx2.MockTransport(transport.handler))
-    return OpenAIJudge("gpt-test", api_key=KEY, mode=mode, http_client=client)
-
-
-def answering(body: dict[str, Any], status: int = 200, **headers: str) -> Transport:
-    return Transport(lambda request: httpx2.Response(status, json=body, headers=headers))
+async def reply_to(answer: Answer, mode: Any = "json_schema") -> JudgeResponse:
+    async with serving(answer, mode) as (judge, _):
+        return await judge.complete(make_request())
 
 
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    for name in (*ENV_VARS, "HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(name, raising=False)
     yield
 
 
@@ -108,13 +108,14 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 async def test_json_schema_mode_sends_strict_schema_system_first_and_limits() -> None:
-    transport = answering(completion())
-    judge = judge_for(transport)
-    response = await judge.complete(make_request())
-    sent = transport.seen[0]
-    body = transport.body()
-    assert sent.url.path == "/v1/chat/completions"
+    async with serving(json_answer(completion())) as (judge, server):
+        response = await judge.complete(make_request())
+    [sent] = server.seen
+    body = sent.json()
+    assert (sent.method, sent.path) == ("POST", "/v1/chat/completions")
     assert sent.headers["authorization"] == f"Bearer {KEY}"
+    assert sent.headers["content-type"] == "application/json"
+    assert sent.headers["user-agent"].startswith("research-judge/")
     assert body["model"] == "gpt-test"
     assert [m["role"] for m in body["messages"]] == ["system", "user", "assistant", "user"]
     assert body["messages"][0]["content"] == "You are a strict judge."
@@ -129,31 +130,29 @@ async def test_json_schema_mode_sends_strict_schema_system_first_and_limits() ->
     assert response.content == REPLY
     assert response.stop_reason == "stop"
     assert response.cached is False
-    await judge.aclose()
 
 
 async def test_temperature_none_is_not_sent_and_max_tokens_field_is_selectable() -> None:
-    transport = answering(completion())
-    client = httpx2.AsyncClient(transport=httpx2.MockTransport(transport.handler))
-    judge = OpenAIJudge("m", api_key=KEY, http_client=client, token_limit_field="max_tokens")
-    await judge.complete(make_request(temperature=None))
-    body = transport.body()
+    async with serving(json_answer(completion()), token_limit_field="max_tokens") as (judge, srv):
+        await judge.complete(make_request(temperature=None))
+    body = srv.body()
     assert "temperature" not in body
     assert body["max_tokens"] == 777
     assert "max_completion_tokens" not in body
 
 
 async def test_json_object_mode_sends_the_schema_llama_cpp_style() -> None:
-    transport = answering(completion())
-    response = await judge_for(transport, "json_object").complete(make_request())
-    assert transport.body()["response_format"] == {"type": "json_object", "schema": SCHEMA}
+    async with serving(json_answer(completion()), "json_object") as (judge, server):
+        response = await judge.complete(make_request())
+    assert server.body()["response_format"] == {"type": "json_object", "schema": SCHEMA}
     assert response.content == REPLY
 
 
 async def test_tool_mode_forces_one_function_and_returns_its_arguments() -> None:
-    transport = answering(completion(content=None, tool_args='{"score": 2, "note": "ok"}'))
-    response = await judge_for(transport, "tool").complete(make_request())
-    body = transport.body()
+    answer = json_answer(completion(content=None, tool_args='{"score": 2, "note": "ok"}'))
+    async with serving(answer, "tool") as (judge, server):
+        response = await judge.complete(make_request())
+    body = server.body()
     assert "response_format" not in body
     [tool] = body["tools"]
     assert tool["type"] == "function"
@@ -164,18 +163,17 @@ async def test_tool_mode_forces_one_function_and_returns_its_arguments() -> None
 
 
 async def test_tool_mode_falls_back_to_content_when_the_server_ignores_the_tool() -> None:
-    transport = answering(completion(content=REPLY))
-    response = await judge_for(transport, "tool").complete(make_request())
+    response = await reply_to(json_answer(completion(content=REPLY)), "tool")
     assert response.content == REPLY
 
 
 def test_the_schema_part_follows_each_request() -> None:
-    judge = judge_for(answering(completion()))
+    judge = OpenAIJudge("gpt-test", api_key=KEY)
     other_schema = {**SCHEMA, "required": ["score"]}
     other = judge.request_body(make_request(schema=other_schema))["response_format"]
     assert other["json_schema"]["schema"] is other_schema
     assert judge.request_body(make_request())["response_format"]["json_schema"]["schema"] is SCHEMA
-    tools = judge_for(answering(completion()), "tool")
+    tools = OpenAIJudge("gpt-test", api_key=KEY, mode="tool")
     for call in ("scoring", "counting"):
         function = tools.request_body(make_request(call=call))["tools"][0]["function"]
         assert call in function["description"]
@@ -196,15 +194,15 @@ async def test_usage_keeps_cached_tokens_inside_input_tokens() -> None:
         "total_tokens": 1250,
         "prompt_tokens_details": {"cached_tokens": 1024},
     }
-    response = await judge_for(answering(completion(usage=usage))).complete(make_request())
+    response = await reply_to(json_answer(completion(usage=usage)))
     assert response.usage == Usage(input_tokens=1200, cached_input_tokens=1024, output_tokens=50)
 
 
 async def test_missing_usage_or_details_count_as_zero() -> None:
-    bare = await judge_for(answering(completion())).complete(make_request())
+    bare = await reply_to(json_answer(completion()))
     assert bare.usage == Usage()
     usage = {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}
-    no_details = await judge_for(answering(completion(usage=usage))).complete(make_request())
+    no_details = await reply_to(json_answer(completion(usage=usage)))
     assert no_details.usage == Usage(10, 0, 2)
 
 
@@ -220,7 +218,7 @@ async def test_missing_usage_or_details_count_as_zero() -> None:
 )
 async def test_unusable_replies_raise_judge_refusal(body: dict[str, Any], expected: str) -> None:
     with pytest.raises(JudgeRefusal, match=expected) as caught:
-        await judge_for(answering(body)).complete(make_request())
+        await reply_to(json_answer(body))
     assert "s-0042" in str(caught.value)
 
 
@@ -242,31 +240,32 @@ def error_body(message: str, code: str | None = None) -> dict[str, Any]:
 async def test_429_is_a_rate_limit_carrying_retry_after(
     headers: dict[str, str], wait: float | None
 ) -> None:
-    transport = answering(error_body("slow down"), 429, **headers)
-    with pytest.raises(RateLimitError) as caught:
-        await judge_for(transport).complete(make_request())
+    async with serving(json_answer(error_body("slow down"), 429, **headers)) as (judge, server):
+        with pytest.raises(RateLimitError) as caught:
+            await judge.complete(make_request())
     assert caught.value.retry_after == wait
     assert caught.value.status == 429
     assert "s-0042" in str(caught.value)
-    assert len(transport.seen) == 1
+    assert len(server.seen) == 1
 
 
 async def test_exhausted_quota_429_is_not_retryable() -> None:
-    transport = answering(error_body("You exceeded your quota", "insufficient_quota"), 429)
+    answer = json_answer(error_body("You exceeded your quota", "insufficient_quota"), 429)
     with pytest.raises(ApiError) as caught:
-        await judge_for(transport).complete(make_request())
+        await reply_to(answer)
     assert not isinstance(caught.value, TransientApiError)
 
 
 @pytest.mark.parametrize("status", [408, 409, 500, 502, 503])
-async def test_server_errors_are_transient_and_sdk_retries_are_off(status: int) -> None:
-    transport = answering(error_body("boom"), status, **{"retry-after": "2"})
-    with pytest.raises(TransientApiError) as caught:
-        await judge_for(transport).complete(make_request())
+async def test_server_errors_are_transient_and_never_retried_here(status: int) -> None:
+    answer = json_answer(error_body("boom"), status, **{"retry-after": "2"})
+    async with serving(answer) as (judge, server):
+        with pytest.raises(TransientApiError) as caught:
+            await judge.complete(make_request())
     assert not isinstance(caught.value, RateLimitError)
     assert caught.value.status == status
     assert caught.value.retry_after == 2.0
-    assert len(transport.seen) == 1  # the SDK did not retry behind our back
+    assert len(server.seen) == 1  # the engine retries; the client never does behind its back
 
 
 @pytest.mark.parametrize(
@@ -275,9 +274,8 @@ async def test_server_errors_are_transient_and_sdk_retries_are_off(status: int) 
 )
 async def test_client_errors_are_final_and_never_show_the_key(status: int, hint: str) -> None:
     # OpenAI's real 401 quotes the key it was given; ours must not pass it on.
-    transport = answering(error_body(f"Incorrect API key provided: {KEY}."), status)
     with pytest.raises(ApiError) as caught:
-        await judge_for(transport).complete(make_request())
+        await reply_to(json_answer(error_body(f"Incorrect API key provided: {KEY}."), status))
     assert not isinstance(caught.value, TransientApiError)
     assert caught.value.status == status
     assert KEY not in str(caught.value)
@@ -288,41 +286,61 @@ async def test_client_errors_are_final_and_never_show_the_key(status: int, hint:
 @pytest.mark.parametrize(
     "answer",
     [
-        httpx2.Response(200, text="<html>gateway login</html>"),
-        httpx2.Response(200, json={"choices": [{"message": "not an object"}]}),
+        text_answer("<html>gateway login</html>"),
+        json_answer({"choices": [{"message": "not an object"}]}),
     ],
 )
-async def test_a_200_that_is_not_a_chat_completion_is_a_final_error(
-    answer: httpx2.Response,
-) -> None:
+async def test_a_200_that_is_not_a_chat_completion_is_a_final_error(answer: Answer) -> None:
     # e.g. a base URL pointing at a web page or proxy: retrying would not help.
     with pytest.raises(ApiError, match="not a chat completion") as caught:
-        await judge_for(Transport(lambda request: answer)).complete(make_request())
+        await reply_to(answer)
     assert not isinstance(caught.value, TransientApiError)
     assert "s-0042" in str(caught.value)
 
 
-@pytest.mark.parametrize("body", [{"error": "plain text error"}, ["odd"], {"detail": "x"}])
-async def test_unusual_error_bodies_still_map_cleanly(body: Any) -> None:
-    with pytest.raises(TransientApiError, match="HTTP 502"):
-        await judge_for(answering(body, 502)).complete(make_request())
-
-
 @pytest.mark.parametrize(
-    ("error", "words"),
+    ("answer", "detail"),
     [
-        (httpx2.ConnectError("refused"), "could not connect"),
-        (httpx2.ReadTimeout("slow"), "timed out"),
+        (json_answer({"error": "plain text error"}, 502), "plain text error"),
+        (json_answer(["odd"], 502), "odd"),
+        (json_answer({"detail": "x"}, 502), "detail"),
+        (text_answer("<html>Bad Gateway</html>", 502), "Bad Gateway"),
+        (text_answer("", 502), "no details given"),
     ],
 )
-async def test_network_failures_are_transient(error: Exception, words: str) -> None:
-    def fail(request: httpx2.Request) -> httpx2.Response:
-        raise error
+async def test_unusual_error_bodies_still_map_cleanly(answer: Answer, detail: str) -> None:
+    with pytest.raises(TransientApiError, match="HTTP 502") as caught:
+        await reply_to(answer)
+    assert detail in str(caught.value)
 
-    transport = Transport(fail)
-    with pytest.raises(TransientApiError, match=words):
-        await judge_for(transport).complete(make_request())
-    assert len(transport.seen) == 1
+
+async def test_redirects_are_not_followed() -> None:
+    # aiohttp would follow a 302 by re-sending the POST as a GET; a redirect is a wrong base URL.
+    redirect = json_answer({}, 302, Location="/elsewhere")
+    async with serving(redirect) as (judge, server):
+        with pytest.raises(ApiError, match="HTTP 302") as caught:
+            await judge.complete(make_request())
+    assert not isinstance(caught.value, TransientApiError)
+    assert [s.path for s in server.seen] == ["/v1/chat/completions"]
+
+
+async def test_a_refused_connection_is_transient() -> None:
+    judge = OpenAIJudge("gpt-test", api_key=KEY, base_url=closed_port_url())
+    with pytest.raises(TransientApiError, match="could not connect") as caught:
+        await judge.complete(make_request())
+    await judge.aclose()
+    assert "s-0042" in str(caught.value)
+
+
+async def test_a_reply_slower_than_the_timeout_is_transient() -> None:
+    async def slow(seen: Seen) -> web.StreamResponse:
+        await asyncio.sleep(2)
+        return web.json_response(completion())
+
+    async with serving(slow, timeout=0.2) as (judge, server):
+        with pytest.raises(TransientApiError, match="timed out"):
+            await judge.complete(make_request())
+    assert len(server.seen) == 1
 
 
 # --- configuration ---------------------------------------------------------------------------
@@ -333,16 +351,52 @@ def test_missing_key_names_the_environment_variable() -> None:
         OpenAIJudge("m")
 
 
-async def test_key_and_base_url_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("url", ["localhost:8000/v1", "ftp://host/v1", "http:///v1", "/v1"])
+def test_a_base_url_that_is_not_http_is_a_config_error(url: str) -> None:
+    with pytest.raises(ConfigError, match="not an http"):
+        OpenAIJudge("m", api_key=KEY, base_url=url)
+
+
+def test_the_default_endpoint_is_openai() -> None:
+    assert OpenAIJudge("m", api_key=KEY).base_url == "https://api.openai.com/v1"
+
+
+async def test_key_base_url_organization_and_project_come_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env-123456")
-    monkeypatch.setenv("OPENAI_BASE_URL", "http://judge.internal:8080/v1")
-    transport = answering(completion())
-    client = httpx2.AsyncClient(transport=httpx2.MockTransport(transport.handler))
-    judge = OpenAIJudge("m", http_client=client)
-    await judge.complete(make_request())
-    assert str(transport.seen[0].url) == "http://judge.internal:8080/v1/chat/completions"
-    assert transport.seen[0].headers["authorization"] == "Bearer sk-from-env-123456"
+    monkeypatch.setenv("OPENAI_ORG_ID", "org-abc")
+    monkeypatch.setenv("OPENAI_PROJECT_ID", "proj-xyz")
+    async with StubServer(json_answer(completion())) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        judge = OpenAIJudge("m")
+        await judge.complete(make_request())
+        await judge.aclose()
+    [sent] = server.seen
+    assert sent.path == "/v1/chat/completions"
+    assert sent.headers["authorization"] == "Bearer sk-from-env-123456"
+    assert sent.headers["openai-organization"] == "org-abc"
+    assert sent.headers["openai-project"] == "proj-xyz"
     assert "sk-from-env" not in repr(judge)
+
+
+async def test_a_proxy_named_by_the_environment_is_used_unless_no_proxy_says_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async with StubServer(json_answer(completion())) as proxy:
+        monkeypatch.setenv("HTTP_PROXY", proxy.origin)
+        # The judge's host does not exist: only the proxy can have answered.
+        judge = OpenAIJudge("m", api_key=KEY, base_url="http://judge.invalid/v1")
+        response = await judge.complete(make_request())
+        await judge.aclose()
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        direct = OpenAIJudge("m", api_key=KEY, base_url=closed_port_url())
+        with pytest.raises(TransientApiError, match="could not connect"):
+            await direct.complete(make_request())
+        await direct.aclose()
+    assert response.content == REPLY
+    [sent] = proxy.seen  # the bypassed request never reached the proxy
+    assert sent.target == "http://judge.invalid/v1/chat/completions"
 
 
 # --- through real HTTP: the fake server --------------------------------------------------------

@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import pytest
 
 from research_judge.clients import (
@@ -19,6 +18,8 @@ from research_judge.clients import (
 )
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Message, Usage
 from research_judge.errors import ConfigError, InputFileError, ReplayMissError, TransientApiError
+
+from http_stub import StubServer, json_answer
 
 SECRET = "sk-live-DO-NOT-LEAK-9f8e7d6c5b4a"
 
@@ -37,6 +38,15 @@ def make_request(session_id: str = "s-1", text: str = "material") -> JudgeReques
 def listing(directory: Path) -> list[Path]:
     """The directory's entries (a plain function: async tests must not block on pathlib)."""
     return sorted(directory.iterdir())
+
+
+def chat_completion(content: str | None, tool_args: str | None = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if tool_args is not None:
+        function = {"name": "scores", "arguments": tool_args}
+        message["tool_calls"] = [{"id": "call_1", "type": "function", "function": function}]
+    choice = {"index": 0, "message": message, "finish_reason": "stop"}
+    return {"id": "c", "object": "chat.completion", "created": 1, "choices": [choice]}
 
 
 def scripted(n: int) -> ScriptedJudge:
@@ -114,26 +124,12 @@ async def test_no_key_or_auth_header_reaches_any_recording(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
-    seen: list[httpx2.Request] = []
-
-    def handler(request: httpx2.Request) -> httpx2.Response:
-        seen.append(request)
-        message = {"role": "assistant", "content": '{"ok": true}'}
-        body = {
-            "id": "c",
-            "object": "chat.completion",
-            "created": 1,
-            "model": "gpt-x",
-            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-        }
-        return httpx2.Response(200, json=body)
-
-    client = httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
-    judge = make_client("openai", "gpt-x", record=tmp_path / "rec", http_client=client)
-    await judge.complete(make_request())
-    await judge.complete(make_request("s-2", "more"))
-    await judge.aclose()
-    assert seen[0].headers["authorization"] == f"Bearer {SECRET}"  # the key was really in play
+    async with StubServer(json_answer(chat_completion('{"ok": true}'))) as server:
+        judge = make_client("openai", "gpt-x", record=tmp_path / "rec", base_url=server.base_url)
+        await judge.complete(make_request())
+        await judge.complete(make_request("s-2", "more"))
+        await judge.aclose()
+    assert server.seen[0].headers["authorization"] == f"Bearer {SECRET}"  # really in play
     files = listing(tmp_path / "rec")
     assert len(files) == 2
     for file in files:
@@ -183,7 +179,7 @@ def test_missing_replay_source_is_a_config_error(tmp_path: Path) -> None:
 # --- make_client --------------------------------------------------------------------------------
 
 
-def test_replay_needs_no_key_and_builds_no_sdk_client(
+def test_replay_needs_no_key_and_builds_no_network_client(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
@@ -194,11 +190,13 @@ def test_replay_needs_no_key_and_builds_no_sdk_client(
         assert (client.provider, client.model) == (provider, "m")
 
 
-def test_importing_the_clients_package_loads_no_sdk() -> None:
+def test_importing_the_clients_package_loads_no_network_library() -> None:
     code = (
         "import sys, research_judge.clients as c; "
-        "assert 'openai' not in sys.modules and 'anthropic' not in sys.modules; "
-        "c.OpenAIJudge; assert 'openai' in sys.modules"
+        "heavy = ('aiohttp', 'anthropic', 'openai'); "
+        "assert not [m for m in heavy if m in sys.modules]; "
+        "c.OpenAIJudge; assert 'aiohttp' in sys.modules; "
+        "c.AnthropicJudge; assert 'anthropic' in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 
@@ -223,33 +221,22 @@ def test_record_and_replay_together_are_refused(tmp_path: Path) -> None:
 
 
 async def test_make_client_passes_mode_and_wraps_for_recording(tmp_path: Path) -> None:
-    bodies: list[dict[str, Any]] = []
-
-    def handler(request: httpx2.Request) -> httpx2.Response:
-        bodies.append(json.loads(request.content))
-        block = {"type": "tool_use", "id": "t", "name": "scores", "input": {"ok": True}}
-        usage = {"input_tokens": 3, "output_tokens": 2}
-        body = {
-            "id": "m",
-            "type": "message",
-            "role": "assistant",
-            "model": "claude-x",
-            "content": [block],
-            "stop_reason": "tool_use",
-            "usage": usage,
-        }
-        return httpx2.Response(200, json=body)
-
-    client = httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
-    judge = make_client(
-        "anthropic", "claude-x", api_key="k-123456", http_client=client, record=tmp_path
-    )
-    assert isinstance(judge, RecordingJudge)
-    assert (judge.provider, judge.model) == ("anthropic", "claude-x")
-    response = await judge.complete(make_request())
+    async with StubServer(json_answer(chat_completion(None, tool_args='{"ok": true}'))) as server:
+        judge = make_client(
+            "openai",
+            "gpt-x",
+            api_key="k-123456",
+            base_url=server.base_url,
+            mode="tool",
+            record=tmp_path,
+        )
+        assert isinstance(judge, RecordingJudge)
+        assert (judge.provider, judge.model) == ("openai", "gpt-x")
+        response = await judge.complete(make_request())
+        await judge.aclose()
     assert json.loads(response.content) == {"ok": True}
-    assert bodies[0]["tool_choice"] == {"type": "tool", "name": "scores"}
-    replayed = await ReplayJudge(tmp_path, provider="anthropic", model="claude-x").complete(
+    assert server.body(0)["tool_choice"] == {"type": "function", "function": {"name": "scores"}}
+    replayed = await ReplayJudge(tmp_path, provider="openai", model="gpt-x").complete(
         make_request()
     )
     assert replayed.content == response.content

@@ -1,8 +1,9 @@
 """Judge clients: one protocol (``JudgeClient``), a client per provider, scripts, record/replay.
 
-``make_client`` builds what the command line asks for. The provider SDKs are imported only when a
-network client is built (``OpenAIJudge`` and ``AnthropicJudge`` are loaded on first access), so
-importing this package stays cheap and ``--replay`` never loads an SDK.
+``make_client`` builds what the command line asks for. The network clients (and the HTTP and SDK
+libraries under them) are imported only when one is built (``OpenAIJudge`` and ``AnthropicJudge``
+are loaded on first access), so importing this package stays cheap and ``--replay`` never loads
+them.
 """
 
 from __future__ import annotations
@@ -18,8 +19,6 @@ from research_judge.errors import ConfigError
 from research_judge.tokens import estimate_tokens
 
 if TYPE_CHECKING:
-    import httpx2
-
     from research_judge.clients.anthropic import AnthropicJudge
     from research_judge.clients.openai import OpenAIJudge
 
@@ -53,7 +52,6 @@ def make_client(
     record: str | Path | None = None,
     replay: str | Path | None = None,
     api_key: str | None = None,
-    http_client: httpx2.AsyncClient | None = None,
     timeout: float | None = None,
 ) -> JudgeClient:
     """The judge client for ``--provider/--model`` and friends.
@@ -71,7 +69,7 @@ def make_client(
         if record is not None:
             raise ConfigError("--record and --replay cannot be used together")
         return ReplayJudge(replay, provider=provider, model=model)
-    options: dict[str, Any] = {"api_key": api_key, "base_url": base_url, "http_client": http_client}
+    options: dict[str, Any] = {"api_key": api_key, "base_url": base_url}
     if timeout is not None:
         options["timeout"] = timeout
     client: JudgeClient

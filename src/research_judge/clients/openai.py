@@ -6,34 +6,48 @@ Servers disagree on structured output, so the way the schema is sent is a ``mode
 - ``json_object``: ``response_format={"type": "json_object", "schema": ...}`` (llama.cpp style);
 - ``tool``: one function tool whose parameters are the schema, forced with ``tool_choice``.
 
-The reply is returned as text; the caller validates it. The SDK's own retries are off: the engine
-retries with tenacity, using the ``retry_after`` our errors carry.
+The request is one JSON POST, sent with aiohttp (the transport the openai SDK itself offers)
+without the SDK's request layer: at batch scale that layer cost about 1 ms of CPU per call, three
+times what aiohttp spends on the exchange, and it bought nothing here, since the body, the reply
+model and the error mapping are ours anyway (benchmarks/README.md has the figures). What the SDK
+resolved from the environment is resolved here the same way: ``OPENAI_API_KEY``,
+``OPENAI_BASE_URL``, ``OPENAI_ORG_ID`` and ``OPENAI_PROJECT_ID``. Nothing is retried here: the
+engine retries, using the ``retry_after`` our errors carry.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import urllib.request
 from typing import Any, Literal, cast
 
-import httpx2
-import openai
+import aiohttp
 from pydantic import BaseModel, ConfigDict, ValidationError
+from yarl import URL
 
+from research_judge import __version__
 from research_judge.clients import _http
 from research_judge.clients._http import OpenAIMode
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
-from research_judge.errors import ApiError, JudgeRefusal
+from research_judge.errors import ApiError, ConfigError, JudgeRefusal
 
 TokenLimitField = Literal["max_completion_tokens", "max_tokens"]
 DEFAULT_TIMEOUT = 300.0
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _ENV_KEY = "OPENAI_API_KEY"
 _ENV_URL = "OPENAI_BASE_URL"
+# Optional headers, read from the environment as the openai SDK reads them.
+_ENV_HEADERS = {"OPENAI_ORG_ID": "OpenAI-Organization", "OPENAI_PROJECT_ID": "OpenAI-Project"}
 
 
 class OpenAIJudge:
-    """A ``JudgeClient`` speaking ``/v1/chat/completions``.
+    """A ``JudgeClient`` speaking ``POST {base_url}/chat/completions``.
 
     ``token_limit_field`` names the length cap sent: OpenAI's current models want
     ``max_completion_tokens``; some older compatible servers only read ``max_tokens``.
+    The aiohttp session is opened on the first call (it must belong to the running event loop)
+    and closed by ``aclose()``.
     """
 
     provider = "openai"
@@ -46,49 +60,50 @@ class OpenAIJudge:
         base_url: str | None = None,
         mode: OpenAIMode = "json_schema",
         timeout: float = DEFAULT_TIMEOUT,
-        http_client: httpx2.AsyncClient | None = None,
         token_limit_field: TokenLimitField = "max_completion_tokens",
     ) -> None:
         _http.check_mode(self.provider, mode)
         self.model = model
         self.mode: OpenAIMode = mode
         self.token_limit_field: TokenLimitField = token_limit_field
+        self.timeout = timeout
         self._api_key = _http.resolve_api_key(api_key, _ENV_KEY, self.provider)
-        self._client = openai.AsyncOpenAI(
-            api_key=self._api_key,
-            base_url=_http.resolve_base_url(base_url, _ENV_URL),
-            max_retries=0,
-            timeout=timeout,
-            # aiohttp as the transport (the SDK's own option): at batch scale the OpenAI client
-            # spends about half the CPU per call it does on httpx (benchmarks/README.md).
-            http_client=http_client or openai.DefaultAioHttpClient(),
-        )
-        self.base_url = str(self._client.base_url)
+        self.base_url = _checked_base_url(_http.resolve_base_url(base_url, _ENV_URL))
+        self._url = self.base_url.rstrip("/") + "/chat/completions"
+        self._headers = {
+            "Authorization": f"Bearer {self._api_key}",
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "User-Agent": f"research-judge/{__version__}",
+        }
+        for env_var, header in _ENV_HEADERS.items():
+            if value := os.environ.get(env_var):
+                self._headers[header] = value
+        # The proxy is read from the environment once: aiohttp's trust_env reads it again on
+        # every request, which took a third of the client's CPU in benchmarks/run.py.
+        self._proxy = _env_proxy(self._url)
+        self._session: aiohttp.ClientSession | None = None
 
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAIJudge(model={self.model!r}, base_url={self.base_url!r}, mode={self.mode!r})"
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
-        # ``post`` (the SDK's documented way to send a body it does not model) rather than
-        # ``chat.completions.create``: the body is already in wire form, and skipping the SDK's
-        # typed transform and response model cut client CPU per call by about 15% at batch scale
-        # (benchmarks/README.md). Auth, timeouts and error classes are still the SDK's.
+        payload = json.dumps(self.request_body(request), separators=(",", ":")).encode()
         try:
-            raw = await self._client.post(
-                "/chat/completions", body=self.request_body(request), cast_to=httpx2.Response
-            )
-        except openai.APIStatusError as exc:
-            raise self._status_error(exc, request) from None
-        except openai.APIConnectionError as exc:
-            timed_out = isinstance(exc, openai.APITimeoutError)
+            async with self._http().post(
+                self._url, data=payload, proxy=self._proxy, allow_redirects=False
+            ) as reply:
+                status, headers, content = reply.status, reply.headers, await reply.read()
+        except (TimeoutError, aiohttp.ClientError) as exc:
+            # ServerTimeoutError is both; a total timeout is a bare TimeoutError.
+            timed_out = isinstance(exc, TimeoutError)
             raise _http.connection_error(
                 self.provider, self.base_url, request.session_id, timed_out
             ) from None
-        except openai.APIError as exc:
-            message = _http.redact(exc.message, self._api_key)
-            raise ApiError(f"{self.provider} API error: {message}") from None
+        if not 200 <= status < 300:
+            raise self._status_error(status, headers, content, request)
         try:
-            completion = _Completion.model_validate_json(raw.content)
+            completion = _Completion.model_validate_json(content)
         except ValidationError:
             raise ApiError(
                 f"{self.provider} at {self.base_url} answered session {request.session_id!r} "
@@ -97,7 +112,19 @@ class OpenAIJudge:
         return self._response(completion, request)
 
     async def aclose(self) -> None:
-        await self._client.close()
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    def _http(self) -> aiohttp.ClientSession:
+        if self._session is None:
+            self._session = aiohttp.ClientSession(
+                headers=self._headers,
+                # The engine bounds requests in flight; a second cap here would only queue.
+                connector=aiohttp.TCPConnector(limit=0),
+                timeout=aiohttp.ClientTimeout(total=self.timeout),
+            )
+        return self._session
 
     def request_body(self, request: JudgeRequest) -> dict[str, Any]:
         """The JSON body of ``POST /chat/completions`` for this request (public for tests and
@@ -156,23 +183,53 @@ class OpenAIJudge:
             raise JudgeRefusal(f"{label}: the reply was empty")
         return JudgeResponse(content=content, usage=_usage(completion), stop_reason=finish)
 
-    def _status_error(self, exc: openai.APIStatusError, request: JudgeRequest) -> ApiError:
-        # The SDK unwraps {"error": {...}}; compatible servers may send other shapes.
-        body = exc.body if isinstance(exc.body, dict) else {}
-        inner = body.get("error", body)
+    def _status_error(
+        self, status: int, headers: Any, content: bytes, request: JudgeRequest
+    ) -> ApiError:
+        # OpenAI wraps errors as {"error": {"message", "code"}}; compatible servers send other
+        # shapes, or no JSON at all.
+        try:
+            body: Any = json.loads(content)
+        except ValueError:
+            body = content.decode("utf-8", "replace")
+        inner = body.get("error", body) if isinstance(body, dict) else body
         error = cast(dict[str, Any], inner) if isinstance(inner, dict) else {"message": inner}
-        detail = str(error.get("message") or exc.message)
+        message = error.get("message")
+        detail = message if isinstance(message, str) else json.dumps(inner)
         return _http.error_for_status(
             provider=self.provider,
-            status=exc.status_code,
+            status=status,
             detail=detail,
-            headers=exc.response.headers,
+            headers=headers,
             session_id=request.session_id,
             secret=self._api_key,
             env_var=_ENV_KEY,
             # OpenAI sends 429 for an exhausted quota too; waiting will not fix that one.
             permanent=error.get("code") == "insufficient_quota",
         )
+
+
+def _env_proxy(url: str) -> str | None:
+    """The proxy the environment names for ``url`` (``HTTPS_PROXY``/``HTTP_PROXY``, minus
+    ``NO_PROXY``), as the SDK's default transport would pick it."""
+    target = URL(url)
+    if target.host is None or urllib.request.proxy_bypass(target.host):
+        return None
+    return urllib.request.getproxies().get(target.scheme)
+
+
+def _checked_base_url(configured: str | None) -> str:
+    """The base URL to call: a full http(s) URL, else a configuration error now, not a
+    connection error on every session later."""
+    if configured is None:
+        return DEFAULT_BASE_URL
+    url = URL(configured)
+    if url.scheme not in ("http", "https") or not url.host:
+        raise ConfigError(
+            f"base URL {configured!r} is not an http(s) URL with a host "
+            "(e.g. http://127.0.0.1:8000/v1)"
+        )
+    return configured
 
 
 # Just the parts of a chat completion the judge reads; compatible servers vary in the rest.
