@@ -1,18 +1,29 @@
-"""The floor: the same two SDK calls per session (``post /chat/completions``), nothing else.
+"""The floors: the same two calls per session (``POST /chat/completions``), and nothing else.
 
 Request bodies are rendered before the clock starts (by the real ``Judge`` and ``OpenAIJudge``,
-so the bytes on the wire are the pipeline's), then sent with a bare ``AsyncOpenAI`` client at the
-same concurrency. No parsing, validation, evidence checks or writing: whatever the pipeline costs
-beyond this loop is our own code.
+so the JSON on the wire is the pipeline's), then sent at the same concurrency, in the engine's
+shape (bounded sessions, each making its two calls at once). No parsing, validation, evidence
+checks or writing. Three ways to send them:
+
+- ``sdk``: the openai SDK's ``AsyncOpenAI.post`` on its aiohttp transport, no retries: the
+  issue's baseline ("a bare loop making the same two SDK calls per session");
+- ``sdk-httpx``: the same on the SDK's default httpx2 transport;
+- ``aiohttp``: a plain ``aiohttp.ClientSession`` posting the bytes ``OpenAIJudge`` posts, with
+  its headers: the least any client can spend on these exchanges, and what ``OpenAIJudge``
+  itself is built on.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+import aiohttp
 import httpx2
 import openai
 
@@ -21,6 +32,8 @@ from pipeline import DUMMY_KEY, MODEL, first_requests, grade_timed
 from research_judge.clients.openai import DEFAULT_TIMEOUT, OpenAIJudge
 
 Body = dict[str, Any]
+Floor = Literal["sdk", "sdk-httpx", "aiohttp"]
+FLOORS: tuple[Floor, ...] = ("sdk", "sdk-httpx", "aiohttp")
 
 
 def render_bodies(sessions: Path) -> list[tuple[Body, Body]]:
@@ -30,57 +43,81 @@ def render_bodies(sessions: Path) -> list[tuple[Body, Body]]:
 
 
 async def bare_run(
-    bodies: list[tuple[Body, Body]],
-    base_url: str,
-    concurrency: int,
-    *,
-    sdk_default_transport: bool = False,
+    bodies: list[tuple[Body, Body]], base_url: str, concurrency: int, floor: Floor = "sdk"
 ) -> tuple[float, float]:
-    """Send every pair, at most ``concurrency`` requests in flight; return (wall, CPU) seconds.
+    """Send every pair, at most ``concurrency`` requests in flight; return (wall, CPU) seconds."""
+    async with _sender(floor, base_url) as send:
+        limit = asyncio.Semaphore(concurrency)
+        sessions_in_flight = asyncio.Semaphore(concurrency)
 
-    By default the client is configured as ``OpenAIJudge`` configures it (aiohttp transport, no
-    SDK retries, the same timeout); ``sdk_default_transport`` uses the SDK's default httpx2
-    transport instead.
-    """
-    transport = None if sdk_default_transport else openai.DefaultAioHttpClient()
-    client = openai.AsyncOpenAI(
-        api_key=DUMMY_KEY,
-        base_url=base_url,
-        max_retries=0,
-        timeout=DEFAULT_TIMEOUT,
-        http_client=transport,
-    )
-    limit = asyncio.Semaphore(concurrency)
-    sessions_in_flight = asyncio.Semaphore(concurrency)
+        async def one_call(body: Body) -> None:
+            async with limit:
+                await send(body)
 
-    async def one_call(body: Body) -> None:
-        async with limit:
-            # The same SDK call the pipeline makes (OpenAIJudge.complete), and nothing else.
-            await client.post("/chat/completions", body=body, cast_to=httpx2.Response)
+        async def one_session(pair: tuple[Body, Body]) -> None:
+            try:
+                await asyncio.gather(one_call(pair[0]), one_call(pair[1]))
+            finally:
+                sessions_in_flight.release()
 
-    async def one_session(pair: tuple[Body, Body]) -> None:
-        try:
-            await asyncio.gather(one_call(pair[0]), one_call(pair[1]))
-        finally:
-            sessions_in_flight.release()
-
-    cpu0, wall0 = time.process_time(), time.perf_counter()
-    try:
+        cpu0, wall0 = time.process_time(), time.perf_counter()
         tasks = []
         for pair in bodies:  # the engine's shape: bounded sessions, each making two calls
             await sessions_in_flight.acquire()
             tasks.append(asyncio.create_task(one_session(pair)))
         await asyncio.gather(*tasks)
+        return time.perf_counter() - wall0, time.process_time() - cpu0
+
+
+@asynccontextmanager
+async def _sender(floor: Floor, base_url: str) -> AsyncIterator[Callable[[Body], Awaitable[Any]]]:
+    """``send(body)`` makes one call that floor's way; the client is built before the clock
+    starts and closed after it stops."""
+    if floor == "aiohttp":
+        headers = {
+            "Authorization": f"Bearer {DUMMY_KEY}",
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+        }
+        url = base_url.rstrip("/") + "/chat/completions"
+        async with aiohttp.ClientSession(
+            headers=headers,
+            connector=aiohttp.TCPConnector(limit=0),
+            timeout=aiohttp.ClientTimeout(total=DEFAULT_TIMEOUT),
+        ) as session:
+
+            async def post(body: Body) -> bytes:
+                data = json.dumps(body, separators=(",", ":")).encode()
+                async with session.post(url, data=data, allow_redirects=False) as reply:
+                    return await reply.read()
+
+            yield post
+        return
+    client = openai.AsyncOpenAI(
+        api_key=DUMMY_KEY,
+        base_url=base_url,
+        max_retries=0,
+        timeout=DEFAULT_TIMEOUT,
+        http_client=openai.DefaultAioHttpClient() if floor == "sdk" else None,
+    )
+
+    async def sdk_post(body: Body) -> httpx2.Response:
+        # The SDK's documented way to send a body it does not model, with no typed transform.
+        return await client.post("/chat/completions", body=body, cast_to=httpx2.Response)
+
+    try:
+        yield sdk_post
     finally:
         await client.close()
-    return time.perf_counter() - wall0, time.process_time() - cpu0
 
 
 def warm_up(base_url: str, workdir: Path, sessions: int, concurrency: int) -> None:
-    """One pipeline run and one bare run over a few other sessions, before either is timed: the
-    first run of each pays for lazy imports and set-up that later runs do not."""
+    """One pipeline run and one run of each floor over a few other sessions, before anything is
+    timed: the first run of each pays for lazy imports and set-up that later runs do not."""
     warm = write_sessions(workdir / "warmup.sessions.jsonl", sessions, seed=9)
     timed = grade_timed(base_url, warm, workdir / "warmup.out.jsonl", concurrency)
     if timed.stats.errors:
         raise RuntimeError(f"the warm-up run had {timed.stats.errors} errored sessions")
-    asyncio.run(bare_run(render_bodies(warm), base_url, concurrency))
+    bodies = render_bodies(warm)
+    for floor in FLOORS:
+        asyncio.run(bare_run(bodies, base_url, concurrency, floor))

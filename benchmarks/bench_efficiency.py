@@ -4,9 +4,10 @@ ideal = calls x latency / concurrency: with ``concurrency`` requests always in f
 nothing else costing time, N calls of ``latency`` seconds take exactly that long. efficiency =
 ideal / measured wall, measured around ``grade_file`` only (median of ``repeats`` runs).
 Anything the client does between replies (rendering, parsing, validation, evidence checks,
-writing, and the SDK's own work) shows up as lost efficiency. The bare SDK loop (the same two
-``post`` calls per session and nothing else) is measured in the same way as a reference: it
-is the most any client built on the SDK can reach on this machine.
+writing, and the HTTP library's own work) shows up as lost efficiency. Two bare loops (the same
+two calls per session and nothing else) are measured in the same way as references: the openai
+SDK's ``post`` (the most any client built on the SDK can reach on this machine) and plain
+aiohttp (the most any client can reach with these exchanges, on this machine and this server).
 """
 
 from __future__ import annotations
@@ -38,12 +39,14 @@ def run(
     bodies = render_bodies(src)
     runs: list[Timed] = []
     bare: list[tuple[float, float]] = []
+    plain: list[tuple[float, float]] = []
     with FakeServerProcess(latency=latency) as server:
         url = server.base_url
         warm_up(url, workdir, WARMUP_SESSIONS, WARMUP_CONCURRENCY)
         for _ in range(repeats):
             runs.append(grade_timed(url, src, out, concurrency))
-            bare.append(asyncio.run(bare_run(bodies, url, concurrency)))
+            bare.append(asyncio.run(bare_run(bodies, url, concurrency, "sdk")))
+            plain.append(asyncio.run(bare_run(bodies, url, concurrency, "aiohttp")))
     calls = runs[0].stats.calls
     if calls != 2 * sessions or any(t.stats.errors for t in runs):
         raise RuntimeError(f"efficiency runs were not clean: {[t.stats for t in runs]}")
@@ -52,17 +55,20 @@ def run(
     cpu = statistics.median(t.cpu for t in runs)
     bare_wall = statistics.median(w for w, _ in bare)
     bare_cpu = statistics.median(c for _, c in bare)
+    plain_wall = statistics.median(w for w, _ in plain)
     efficiency, bare_efficiency = ideal / wall, ideal / bare_wall
+    plain_efficiency = ideal / plain_wall
     detail = (
         f"{sessions} sessions, {calls} calls, latency {latency}s, concurrency {concurrency}: "
         f"ideal {ideal:.2f}s; pipeline wall {joined(t.wall for t in runs)}s "
         f"(client CPU {cpu:.2f}s); bare SDK loop wall {joined(w for w, _ in bare)}s "
-        f"(CPU {bare_cpu:.2f}s); server peak in flight {server.stats.get('max_in_flight')}"
+        f"(CPU {bare_cpu:.2f}s); bare aiohttp loop wall {joined(w for w, _ in plain)}s; "
+        f"server peak in flight {server.stats.get('max_in_flight')}"
     )
     print(f"[efficiency] {detail}")
     print(
         f"[efficiency] pipeline efficiency = {efficiency:.3f} (target >= {TARGET}); "
-        f"bare SDK loop = {bare_efficiency:.3f}"
+        f"bare SDK loop = {bare_efficiency:.3f}; bare aiohttp loop = {plain_efficiency:.3f}"
     )
     return [
         Figure(
@@ -74,5 +80,8 @@ def run(
             detail,
         ),
         Figure("efficiency", "ideal / wall, bare SDK loop", f"{bare_efficiency:.3f}", "", None),
+        Figure(
+            "efficiency", "ideal / wall, bare aiohttp loop", f"{plain_efficiency:.3f}", "", None
+        ),
         Figure("efficiency", "client CPU / ideal wall, pipeline", f"{cpu / ideal:.2f}", "", None),
     ]

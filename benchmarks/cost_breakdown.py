@@ -2,8 +2,8 @@
 
 Each piece runs over the same sessions through public APIs and is timed with the process CPU
 clock. "whole run without HTTP" is ``grade_file`` over an instant client behind the real
-``ResilientClient``: it approximates what the pipeline costs beyond the bare SDK loop (the SDK
-calls themselves are the only thing missing from it).
+``ResilientClient``: it approximates what the pipeline costs beyond the bare aiohttp loop (the
+HTTP exchanges themselves are the only thing missing from it).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What every benchmark shares: the real grading chain, a timed run of it, and the figures.
 
 The chain is the one ``research-judge grade --no-cache`` builds: ``Judge`` over
-``ResilientClient`` over ``OpenAIJudge`` (the SDK client on its aiohttp transport), pointed at the
+``ResilientClient`` over ``OpenAIJudge`` (a JSON POST per call over aiohttp), pointed at the
 fake server with a dummy key; the run goes through ``engine.grade_file`` exactly as the CLI's does.
 """
 

@@ -30,7 +30,7 @@ from research_judge.pricing import PriceTable
 
 async def grade(args: argparse.Namespace) -> RunStats:
     if args.kind == "http":
-        from pipeline import build_chain  # imports the SDK: only where it is used
+        from pipeline import build_chain  # imports aiohttp: only where it is used
 
         judge, client = build_chain(args.base_url, args.concurrency)
     else:

@@ -256,14 +256,17 @@ class FakeOpenAIServer:
             return _error(429, "simulated rate limit: too many requests in flight", wait)
         stats.in_flight += 1
         stats.max_in_flight = max(stats.max_in_flight, stats.in_flight)
-        # The reply leaves ``latency`` after the request arrived: the responder's own work is
-        # done inside that time, not added to it, so a benchmark's "ideal" is really ideal.
+        # The reply leaves ``latency`` after the request arrived: the responder's work and the
+        # building of the completion are done inside that time, not added to it, so a
+        # benchmark's "ideal" is really ideal.
         loop = asyncio.get_running_loop()
         due = loop.time() + self.latency
         try:
             reply = self.responder(body)
             if inspect.isawaitable(reply):
                 reply = await reply
+            fake = reply if isinstance(reply, FakeReply) else FakeReply(content=reply)
+            completion = self._completion(body, fake)
             if self.latency > 0:
                 await asyncio.sleep(max(0.0, due - loop.time()))
         except Exception as exc:  # a broken responder is the test's bug: say so in the 500
@@ -272,8 +275,7 @@ class FakeOpenAIServer:
         finally:
             stats.in_flight -= 1
         stats.completed += 1
-        fake = reply if isinstance(reply, FakeReply) else FakeReply(content=reply)
-        return 200, self._completion(body, fake), {}
+        return 200, completion, {}
 
     def _completion(self, body: dict[str, Any], reply: FakeReply) -> dict[str, Any]:
         number = next(self._ids)
