@@ -330,6 +330,7 @@ async def test_a_refused_connection_is_transient() -> None:
         await judge.complete(make_request())
     await judge.aclose()
     assert "s-0042" in str(caught.value)
+    assert "Cannot connect to host 127.0.0.1" in str(caught.value)  # aiohttp's reason, passed on
 
 
 async def test_a_reply_slower_than_the_timeout_is_transient() -> None:

@@ -125,11 +125,15 @@ def error_for_status(
     return ApiError(message, status)
 
 
-def connection_error(provider: str, base_url: str, session_id: str, timed_out: bool) -> ApiError:
-    """A request that got no HTTP answer at all: always worth retrying."""
+def connection_error(
+    provider: str, base_url: str, session_id: str, timed_out: bool, reason: str = ""
+) -> ApiError:
+    """A request that got no HTTP answer at all: always worth retrying. ``reason`` is the
+    transport's own words (refused, DNS, certificate...), which tell the user what to fix."""
     what = "timed out" if timed_out else "could not connect"
     where = f" for session {session_id!r}" if session_id else ""
-    return TransientApiError(f"{provider} request {what}{where} ({base_url})")
+    because = f": {' '.join(reason.split())[:_MAX_DETAIL]}" if reason else ""
+    return TransientApiError(f"{provider} request {what}{where} ({base_url}){because}")
 
 
 def check_mode(provider: str, mode: str) -> None:
