@@ -99,7 +99,8 @@ async def reply_to(answer: Answer, mode: Any = "json_schema") -> JudgeResponse:
 
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    for name in (*ENV_VARS, "HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
+    proxies = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
+    for name in (*ENV_VARS, *proxies, *(p.lower() for p in proxies)):
         monkeypatch.delenv(name, raising=False)
     yield
 
@@ -381,6 +382,12 @@ async def test_key_base_url_organization_and_project_come_from_the_environment(
     assert "sk-from-env" not in repr(judge)
 
 
+def test_a_proxy_aiohttp_cannot_use_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HTTPS_PROXY", "socks5://127.0.0.1:1080")
+    with pytest.raises(ConfigError, match="not an http"):
+        OpenAIJudge("m", api_key=KEY)
+
+
 async def test_a_proxy_named_by_the_environment_is_used_unless_no_proxy_says_otherwise(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -390,13 +397,16 @@ async def test_a_proxy_named_by_the_environment_is_used_unless_no_proxy_says_oth
         judge = OpenAIJudge("m", api_key=KEY, base_url="http://judge.invalid/v1")
         response = await judge.complete(make_request())
         await judge.aclose()
-        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        # Loopback is always direct (a proxy's loopback is not ours), NO_PROXY or not.
         direct = OpenAIJudge("m", api_key=KEY, base_url=closed_port_url())
         with pytest.raises(TransientApiError, match="could not connect"):
             await direct.complete(make_request())
         await direct.aclose()
+        monkeypatch.setenv("NO_PROXY", "judge.invalid")
+        bypassed = OpenAIJudge("m", api_key=KEY, base_url="http://judge.invalid:9/v1")
+        assert bypassed._proxy is None
     assert response.content == REPLY
-    [sent] = proxy.seen  # the bypassed request never reached the proxy
+    [sent] = proxy.seen  # neither direct request reached the proxy
     assert sent.target == "http://judge.invalid/v1/chat/completions"
 
 

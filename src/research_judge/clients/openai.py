@@ -18,6 +18,7 @@ engine retries, using the ``retry_after`` our errors carry.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import urllib.request
@@ -213,11 +214,26 @@ class OpenAIJudge:
 
 def _env_proxy(url: str) -> str | None:
     """The proxy the environment names for ``url`` (``HTTPS_PROXY``/``HTTP_PROXY``, minus
-    ``NO_PROXY``), as the SDK's default transport would pick it."""
+    ``NO_PROXY`` and loopback hosts)."""
     target = URL(url)
-    if target.host is None or urllib.request.proxy_bypass(target.host):
+    if target.host is None or _is_loopback(target.host) or urllib.request.proxy_bypass(target.host):
         return None
-    return urllib.request.getproxies().get(target.scheme)
+    proxy = urllib.request.getproxies().get(target.scheme)
+    if proxy and URL(proxy).scheme not in ("http", "https"):
+        # aiohttp would refuse it on every request; say so once, before any is sent.
+        raise ConfigError(f"proxy {proxy!r} from the environment is not an http(s) proxy")
+    return proxy
+
+
+def _is_loopback(host: str) -> bool:
+    # A proxy cannot reach this machine's own servers (its loopback is not ours), so a local
+    # judge server is always called directly, whatever NO_PROXY says.
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _checked_base_url(configured: str | None) -> str:
