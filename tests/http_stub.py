@@ -13,6 +13,7 @@ from __future__ import annotations
 import inspect
 import json
 import socket
+import ssl
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from types import TracebackType
@@ -48,10 +49,12 @@ def text_answer(text: str, status: int = 200) -> Answer:
 
 
 class StubServer:
-    def __init__(self, answer: Answer) -> None:
+    def __init__(self, answer: Answer, *, ssl_context: ssl.SSLContext | None = None) -> None:
         self.answer = answer
         self.seen: list[Seen] = []
-        self._server = RawTestServer(self._handle, host="127.0.0.1")
+        self._ssl = ssl_context
+        scheme = "https" if ssl_context is not None else "http"
+        self._server = RawTestServer(self._handle, host="127.0.0.1", scheme=scheme)
 
     @property
     def base_url(self) -> str:
@@ -73,7 +76,7 @@ class StubServer:
         return await reply if inspect.isawaitable(reply) else reply
 
     async def __aenter__(self) -> StubServer:
-        await self._server.start_server()
+        await self._server.start_server(ssl=self._ssl)
         return self
 
     async def __aexit__(

@@ -43,6 +43,34 @@ async def test_answers_a_valid_chat_completion_with_usage() -> None:
     assert server.stats.connections == 1  # keep-alive reused the connection
 
 
+async def test_a_prompt_is_cached_only_once_a_request_using_it_was_served() -> None:
+    with FakeOpenAIServer(lambda body: "{}", latency=0.2) as server:
+        async with httpx2.AsyncClient() as client:
+            together = await asyncio.gather(
+                *(post(client, server.base_url, BODY) for _ in range(3))
+            )
+            later = await post(client, server.base_url, BODY)
+    cached = [r.json()["usage"]["prompt_tokens_details"]["cached_tokens"] for r in together]
+    assert cached == [0, 0, 0]  # all three arrived before any was served
+    assert later.json()["usage"]["prompt_tokens_details"]["cached_tokens"] == 10
+
+
+async def test_a_reply_leaves_latency_after_its_request_arrived_whatever_the_responder_costs() -> (
+    None
+):
+    def slow_responder(body: dict[str, Any]) -> str:
+        time.sleep(0.3)  # the responder's own work happens inside the latency
+        return "{}"
+
+    with FakeOpenAIServer(slow_responder, latency=0.5) as server:
+        async with httpx2.AsyncClient() as client:
+            started = time.perf_counter()
+            reply = await post(client, server.base_url, BODY)
+            elapsed = time.perf_counter() - started
+    assert reply.status_code == 200
+    assert 0.5 <= elapsed < 0.7  # not 0.8: the responder's 0.3 s was spent inside the 0.5 s
+
+
 async def test_forced_tool_gets_a_tool_call_and_refusals_are_sent_as_such() -> None:
     tool = {"type": "function", "function": {"name": "scores", "parameters": {}}}
     forced = {

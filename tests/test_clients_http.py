@@ -6,8 +6,13 @@ import email.utils
 
 import pytest
 
-from research_judge.clients._http import error_for_status, parse_retry_after, redact
-from research_judge.errors import ApiError, RateLimitError, TransientApiError
+from research_judge.clients._http import (
+    error_for_status,
+    parse_retry_after,
+    redact,
+    resolve_api_key,
+)
+from research_judge.errors import ApiError, ConfigError, RateLimitError, TransientApiError
 
 NOW = 1_800_000_000.0
 
@@ -44,6 +49,29 @@ def test_redact_removes_the_key_and_key_shaped_strings() -> None:
     assert "SECRET" not in cleaned and "wxyz" not in cleaned
     assert cleaned.startswith("bad key ***")
     assert redact("nothing secret", None) == "nothing secret"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("url='http://alice:hunter2pass@10.0.0.1:3128/'", "url='http://***@10.0.0.1:3128/'"),
+        ("socks5://bob@proxy:1080 failed", "socks5://***@proxy:1080 failed"),
+        ("https://host/path@v1 is fine", "https://host/path@v1 is fine"),  # no userinfo there
+    ],
+)
+def test_redact_removes_credentials_inside_urls(text: str, expected: str) -> None:
+    assert redact(text, None) == expected
+
+
+@pytest.mark.parametrize("key", [" sk-padded-123456\n", "sk-padded-123456\r\n"])
+def test_a_key_read_with_its_newline_is_trimmed(key: str) -> None:
+    assert resolve_api_key(key, "OPENAI_API_KEY", "openai") == "sk-padded-123456"
+
+
+def test_a_key_with_control_characters_inside_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="control characters") as caught:
+        resolve_api_key("sk-first\nsk-second", "OPENAI_API_KEY", "openai")
+    assert "sk-first" not in str(caught.value)
 
 
 @pytest.mark.parametrize(

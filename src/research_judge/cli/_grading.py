@@ -1,8 +1,8 @@
 """The work behind ``grade``: build the client chain and the judge, run the engine, summarise.
 
 Client chain, outermost first: recording (saves what the judge saw, cache hits included) ->
-response cache -> resilience (retries, adaptive concurrency, circuit breaker) -> provider SDK.
-Replay replaces the whole chain and never builds an SDK client.
+response cache -> resilience (retries, adaptive concurrency, circuit breaker) -> provider client.
+Replay replaces the whole chain and never builds a network client.
 """
 
 from __future__ import annotations

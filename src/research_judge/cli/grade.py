@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..clients._http import DEFAULT_TIMEOUT
 from ..engine.resilience import RetryPolicy
 from ..engine.run import RunOptions
 from ..engine.select import Selection
@@ -53,7 +54,11 @@ def register(subparsers: Any) -> None:
         help="structured output: openai json_schema|json_object|tool (default json_schema), "
         "anthropic tool|native (default tool)",
     )
-    judge.add_argument("--timeout", type=float, help="seconds per HTTP request (SDK default)")
+    judge.add_argument(
+        "--timeout",
+        type=float,
+        help=f"seconds one HTTP request may take (default {DEFAULT_TIMEOUT:g})",
+    )
     judge.add_argument(
         "--max-attempts",
         type=int,

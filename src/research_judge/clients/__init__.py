@@ -56,7 +56,7 @@ def make_client(
 ) -> JudgeClient:
     """The judge client for ``--provider/--model`` and friends.
 
-    ``replay`` wins over the network: no SDK client is built and no key is needed. ``record``
+    ``replay`` wins over the network: no network client is built and no key is needed. ``record``
     wraps the network client and saves every exchange. Both together is a configuration error.
     """
     if provider not in PROVIDERS:
@@ -85,7 +85,7 @@ def make_client(
 
 
 def __getattr__(name: str) -> Any:
-    # Lazy exports: the SDKs cost about a second to import, so load them only when used.
+    # Lazy exports: aiohttp and the anthropic SDK take 0.3-2.5 s to import; load them when used.
     if name == "OpenAIJudge":
         from research_judge.clients.openai import OpenAIJudge
 

@@ -1,9 +1,11 @@
 """Shared by the network clients: modes, credentials, ``Retry-After``, HTTP failures as ours.
 
-Nothing here imports a provider SDK, so ``make_client`` can check a mode without loading one.
+Nothing here imports an HTTP library or a provider SDK, so ``make_client`` can check a mode
+without loading one.
 
-The provider modules catch their own SDK's exceptions and hand the status, headers and the
-provider's error text to :func:`error_for_status`, so both providers retry (or not) the same way.
+The provider modules catch their transport's exceptions (aiohttp's for OpenAI, the anthropic
+SDK's) and hand the status, headers and the provider's error text to :func:`error_for_status`,
+so both providers retry (or not) the same way.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from collections.abc import Mapping
 from typing import Literal, get_args
 
 from research_judge.errors import ApiError, ConfigError, RateLimitError, TransientApiError
+
+DEFAULT_TIMEOUT = 300.0
+"""Seconds one HTTP request may take, for every provider (``--timeout``)."""
 
 OpenAIMode = Literal["json_schema", "json_object", "tool"]
 AnthropicMode = Literal["tool", "native"]
@@ -38,21 +43,27 @@ _HINTS = {
 # Provider error texts sometimes quote the key (OpenAI's 401 does, partly masked): drop anything
 # shaped like a secret key as well as the exact key we sent.
 _KEY_SHAPED = re.compile(r"\b(sk|key|api)[-_][A-Za-z0-9_\-*.]{6,}", re.IGNORECASE)
+# Credentials inside a URL (a proxy's, typically): scheme://user:password@host.
+_URL_USERINFO = re.compile(r"(?<=://)[^/@\s'\"]+@")
 _MAX_DETAIL = 400
 
 
 def resolve_api_key(explicit: str | None, env_var: str, provider: str) -> str:
     """The key passed in, else the one in ``env_var``; a missing key is a configuration error."""
     key = explicit if explicit is not None else os.environ.get(env_var)
+    key = (key or "").strip()  # a key pasted from a file often brings its newline along
     if not key:
         raise ConfigError(
             f"no {provider} API key: set {env_var} (or answer from recordings with --replay DIR)"
         )
+    if any(ord(c) < 32 or ord(c) == 127 for c in key):
+        # It could never be sent as a header; say so once instead of failing every call.
+        raise ConfigError(f"the {provider} API key contains control characters (check {env_var})")
     return key
 
 
 def resolve_base_url(explicit: str | None, env_var: str) -> str | None:
-    """The base URL passed in, else ``env_var``, else None (the SDK's default endpoint)."""
+    """The base URL passed in, else ``env_var``, else None (the provider's default endpoint)."""
     url = explicit if explicit is not None else os.environ.get(env_var)
     return url or None
 
@@ -87,10 +98,11 @@ def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> f
 
 
 def redact(text: str, secret: str | None) -> str:
-    """``text`` with the key (and anything shaped like a key) replaced by ``***``."""
+    """``text`` with the key, anything shaped like a key, and the credentials of any URL
+    (``scheme://user:password@``) replaced by ``***``."""
     if secret and len(secret) >= 4:
         text = text.replace(secret, "***")
-    return _KEY_SHAPED.sub("***", text)
+    return _URL_USERINFO.sub("***@", _KEY_SHAPED.sub("***", text))
 
 
 def error_for_status(

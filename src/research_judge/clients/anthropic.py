@@ -22,11 +22,10 @@ import httpx2
 from anthropic.types import Message as AnthropicMessage
 
 from research_judge.clients import _http
-from research_judge.clients._http import AnthropicMode
+from research_judge.clients._http import DEFAULT_TIMEOUT, AnthropicMode
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
 from research_judge.errors import ApiError, JudgeRefusal
 
-DEFAULT_TIMEOUT = 300.0
 _ENV_KEY = "ANTHROPIC_API_KEY"
 _ENV_URL = "ANTHROPIC_BASE_URL"
 

@@ -6,22 +6,19 @@ Servers disagree on structured output, so the way the schema is sent is a ``mode
 - ``json_object``: ``response_format={"type": "json_object", "schema": ...}`` (llama.cpp style);
 - ``tool``: one function tool whose parameters are the schema, forced with ``tool_choice``.
 
-The request is one JSON POST, sent with aiohttp (the transport the openai SDK itself offers)
-without the SDK's request layer: at batch scale that layer cost about 0.9 ms of CPU per call,
-over four times what aiohttp itself spends on the exchange, and it bought nothing here, since the
-body, the reply model and the error mapping are ours anyway (benchmarks/README.md has the
-figures). What the SDK
-resolved from the environment is resolved here the same way: ``OPENAI_API_KEY``,
-``OPENAI_BASE_URL``, ``OPENAI_ORG_ID`` and ``OPENAI_PROJECT_ID``. Nothing is retried here: the
-engine retries, using the ``retry_after`` our errors carry.
+Each call is one JSON POST over aiohttp (``_transport.JsonPoster``), without the openai SDK's
+request layer: at batch scale that layer cost about 0.9 ms of CPU per call, over four times what
+aiohttp itself spends on the exchange, and it bought nothing here, since the body, the reply
+model and the error mapping are ours anyway (``benchmarks/README.md`` has the figures). The
+environment is read as the SDK reads it: ``OPENAI_API_KEY``, ``OPENAI_BASE_URL``,
+``OPENAI_ORG_ID`` and ``OPENAI_PROJECT_ID``. Nothing is retried here: the engine retries, using
+the ``retry_after`` our errors carry.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import os
-import urllib.request
 from typing import Any, Literal, cast
 
 import aiohttp
@@ -30,12 +27,12 @@ from yarl import URL
 
 from research_judge import __version__
 from research_judge.clients import _http
-from research_judge.clients._http import OpenAIMode
+from research_judge.clients._http import DEFAULT_TIMEOUT, OpenAIMode
+from research_judge.clients._transport import JsonPoster
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
 from research_judge.errors import ApiError, ConfigError, JudgeRefusal
 
 TokenLimitField = Literal["max_completion_tokens", "max_tokens"]
-DEFAULT_TIMEOUT = 300.0
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _ENV_KEY = "OPENAI_API_KEY"
 _ENV_URL = "OPENAI_BASE_URL"
@@ -48,8 +45,7 @@ class OpenAIJudge:
 
     ``token_limit_field`` names the length cap sent: OpenAI's current models want
     ``max_completion_tokens``; some older compatible servers only read ``max_tokens``.
-    The aiohttp session is opened on the first call (it must belong to the running event loop)
-    and closed by ``aclose()``.
+    The HTTP session is opened on the first call and closed by ``aclose()``.
     """
 
     provider = "openai"
@@ -68,11 +64,9 @@ class OpenAIJudge:
         self.model = model
         self.mode: OpenAIMode = mode
         self.token_limit_field: TokenLimitField = token_limit_field
-        self.timeout = timeout
         self._api_key = _http.resolve_api_key(api_key, _ENV_KEY, self.provider)
         self.base_url = _checked_base_url(_http.resolve_base_url(base_url, _ENV_URL))
-        self._url = self.base_url.rstrip("/") + "/chat/completions"
-        self._headers = {
+        headers = {
             "Authorization": f"Bearer {self._api_key}",
             "Content-Type": "application/json",
             "Accept": "application/json",
@@ -80,11 +74,9 @@ class OpenAIJudge:
         }
         for env_var, header in _ENV_HEADERS.items():
             if value := os.environ.get(env_var):
-                self._headers[header] = value
-        # The proxy is read from the environment once: aiohttp's trust_env reads it again on
-        # every request, which took a third of the client's CPU in benchmarks/run.py.
-        self._proxy = _env_proxy(self._url)
-        self._session: aiohttp.ClientSession | None = None
+                headers[header] = value
+        url = self.base_url.rstrip("/") + "/chat/completions"
+        self._http = JsonPoster(url, headers, timeout)
 
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAIJudge(model={self.model!r}, base_url={self.base_url!r}, mode={self.mode!r})"
@@ -92,10 +84,18 @@ class OpenAIJudge:
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
         payload = json.dumps(self.request_body(request), separators=(",", ":")).encode()
         try:
-            async with self._http().post(
-                self._url, data=payload, proxy=self._proxy, allow_redirects=False
-            ) as reply:
-                status, headers, content = reply.status, reply.headers, await reply.read()
+            status, headers, content = await self._http.post(payload)
+        except aiohttp.ClientHttpProxyError as exc:
+            # The proxy, not the provider, answered (to an https CONNECT): 407 will not heal.
+            if exc.status == 407:
+                raise ApiError(
+                    f"{self.provider}: the proxy asked for credentials (HTTP 407); "
+                    "check HTTPS_PROXY / HTTP_PROXY",
+                    407,
+                ) from None
+            raise _http.connection_error(
+                self.provider, self.base_url, request.session_id, False, f"proxy {exc.status}"
+            ) from None
         except (TimeoutError, aiohttp.ClientError) as exc:
             # ServerTimeoutError is both; a total timeout is a bare TimeoutError.
             timed_out = isinstance(exc, TimeoutError)
@@ -115,19 +115,7 @@ class OpenAIJudge:
         return self._response(completion, request)
 
     async def aclose(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
-
-    def _http(self) -> aiohttp.ClientSession:
-        if self._session is None:
-            self._session = aiohttp.ClientSession(
-                headers=self._headers,
-                # The engine bounds requests in flight; a second cap here would only queue.
-                connector=aiohttp.TCPConnector(limit=0),
-                timeout=aiohttp.ClientTimeout(total=self.timeout),
-            )
-        return self._session
+        await self._http.aclose()
 
     def request_body(self, request: JudgeRequest) -> dict[str, Any]:
         """The JSON body of ``POST /chat/completions`` for this request (public for tests and
@@ -199,6 +187,8 @@ class OpenAIJudge:
         error = cast(dict[str, Any], inner) if isinstance(inner, dict) else {"message": inner}
         message = error.get("message")
         detail = message if isinstance(message, str) else json.dumps(inner)
+        if 300 <= status < 400:
+            detail = f"redirected to {headers.get('Location', '?')}; check the base URL"
         return _http.error_for_status(
             provider=self.provider,
             status=status,
@@ -212,39 +202,15 @@ class OpenAIJudge:
         )
 
 
-def _env_proxy(url: str) -> str | None:
-    """The proxy the environment names for ``url`` (``HTTPS_PROXY``/``HTTP_PROXY``, minus
-    ``NO_PROXY`` and loopback hosts)."""
-    target = URL(url)
-    if target.host is None or _is_loopback(target.host) or urllib.request.proxy_bypass(target.host):
-        return None
-    proxy = urllib.request.getproxies().get(target.scheme)
-    if proxy and URL(proxy).scheme not in ("http", "https"):
-        # aiohttp would refuse it on every request; say so once, before any is sent.
-        raise ConfigError(f"proxy {proxy!r} from the environment is not an http(s) proxy")
-    return proxy
-
-
-def _is_loopback(host: str) -> bool:
-    # A proxy cannot reach this machine's own servers (its loopback is not ours), so a local
-    # judge server is always called directly, whatever NO_PROXY says.
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def _checked_base_url(configured: str | None) -> str:
     """The base URL to call: a full http(s) URL, else a configuration error now, not a
     connection error on every session later."""
     if configured is None:
         return DEFAULT_BASE_URL
     url = URL(configured)
-    if url.scheme not in ("http", "https") or not url.host:
+    if url.scheme not in ("http", "https") or not url.host or url.query_string or url.fragment:
         raise ConfigError(
-            f"base URL {configured!r} is not an http(s) URL with a host "
+            f"base URL {configured!r} is not an http(s) URL with a host and no query "
             "(e.g. http://127.0.0.1:8000/v1)"
         )
     return configured

@@ -73,7 +73,7 @@ class SeenRequest:
 
 
 class FakeOpenAIServer:
-    """Context manager running the server; ``base_url`` ends in ``/v1`` as the SDK expects.
+    """Context manager running the server; ``base_url`` ends in ``/v1``, as clients expect.
 
     ``max_concurrent``: more requests than this in flight get 429 with ``Retry-After`` (the
     ``retry_after`` value, 1 s when None). ``fail_status``: every request (or the first
@@ -209,7 +209,7 @@ class FakeOpenAIServer:
             headers[name.strip().lower()] = value.strip()
         length = headers.get("content-length") or "0"
         if len(parts) != 3 or not length.isdigit() or "transfer-encoding" in headers:
-            # Only Content-Length bodies are read (httpx and the SDKs send nothing else).
+            # Only Content-Length bodies are read (aiohttp, httpx and the SDKs send nothing else).
             await _write(writer, *_error(400, "malformed request line or body framing"), close=True)
             return False
         method, target, version = parts
@@ -275,6 +275,10 @@ class FakeOpenAIServer:
         finally:
             stats.in_flight -= 1
         stats.completed += 1
+        # A provider caches a prefix once a request using it has been served, so requests that
+        # arrived together all pay for it in full.
+        if (system := _system_text(body)) is not None:
+            self._seen_systems.add(system)
         return 200, completion, {}
 
     def _completion(self, body: dict[str, Any], reply: FakeReply) -> dict[str, Any]:
@@ -310,13 +314,18 @@ class FakeOpenAIServer:
     def _prompt_tokens(self, messages: list[Any]) -> tuple[int, int]:
         texts = [_text(m.get("content")) if isinstance(m, dict) else "" for m in messages]
         total = sum(estimate_tokens(t) for t in texts)
-        cached = 0
-        first = messages[0] if messages else None
-        if isinstance(first, dict) and first.get("role") in ("system", "developer"):
-            if texts[0] in self._seen_systems:
-                cached = estimate_tokens(texts[0])
-            self._seen_systems.add(texts[0])
+        system = _system_text({"messages": messages})
+        cached = estimate_tokens(system) if system in self._seen_systems else 0
         return total, cached
+
+
+def _system_text(body: dict[str, Any]) -> str | None:
+    """The text of the first message when it is a system (or developer) message."""
+    messages = body.get("messages") or []
+    first = messages[0] if messages else None
+    if isinstance(first, dict) and first.get("role") in ("system", "developer"):
+        return _text(first.get("content"))
+    return None
 
 
 def _forced_tool(body: dict[str, Any]) -> str | None:
