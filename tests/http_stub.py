@@ -15,7 +15,7 @@ import json
 import socket
 import ssl
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
@@ -31,6 +31,7 @@ class Seen:
     target: str  # the request target as sent: an absolute URL when it came through a proxy
     headers: CIMultiDictProxy[str]
     body: bytes
+    request: web.BaseRequest = field(repr=False, compare=False)  # to misbehave with
 
     def json(self) -> Any:
         return json.loads(self.body)
@@ -68,9 +69,8 @@ class StubServer:
         return self.seen[index].json()
 
     async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
-        seen = Seen(
-            request.method, request.path, request.raw_path, request.headers, await request.read()
-        )
+        body = await request.read()
+        seen = Seen(request.method, request.path, request.raw_path, request.headers, body, request)
         self.seen.append(seen)
         reply = self.answer(seen)
         return await reply if inspect.isawaitable(reply) else reply

@@ -335,6 +335,19 @@ async def test_a_refused_connection_is_transient() -> None:
     assert "Cannot connect to host 127.0.0.1" in str(caught.value)  # aiohttp's reason, passed on
 
 
+async def test_a_connection_dropped_mid_exchange_is_transient_and_said_so() -> None:
+    def hang_up(seen: Seen) -> web.StreamResponse:
+        assert seen.request.transport is not None
+        seen.request.transport.close()  # the server goes away before answering
+        return web.Response()
+
+    async with serving(hang_up) as (judge, server):
+        with pytest.raises(TransientApiError, match="lost the connection") as caught:
+            await judge.complete(make_request())
+    assert "s-0042" in str(caught.value)
+    assert len(server.seen) == 1
+
+
 async def test_a_reply_slower_than_the_timeout_is_transient() -> None:
     async def slow(seen: Seen) -> web.StreamResponse:
         await asyncio.sleep(2)

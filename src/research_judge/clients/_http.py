@@ -137,12 +137,14 @@ def error_for_status(
     return ApiError(message, status)
 
 
+ConnectionFailure = Literal["could not connect", "timed out", "lost the connection"]
+
+
 def connection_error(
-    provider: str, base_url: str, session_id: str, timed_out: bool, reason: str = ""
+    provider: str, base_url: str, session_id: str, what: ConnectionFailure, reason: str = ""
 ) -> ApiError:
-    """A request that got no HTTP answer at all: always worth retrying. ``reason`` is the
+    """A request that got no (whole) HTTP answer: always worth retrying. ``reason`` is the
     transport's own words (refused, DNS, certificate...), which tell the user what to fix."""
-    what = "timed out" if timed_out else "could not connect"
     where = f" for session {session_id!r}" if session_id else ""
     because = f": {' '.join(reason.split())[:_MAX_DETAIL]}" if reason else ""
     return TransientApiError(f"{provider} request {what}{where} ({base_url}){because}")

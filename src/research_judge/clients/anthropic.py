@@ -72,8 +72,9 @@ class AnthropicJudge:
             raise self._status_error(exc, request) from None
         except anthropic.APIConnectionError as exc:
             timed_out = isinstance(exc, anthropic.APITimeoutError)
+            what: _http.ConnectionFailure = "timed out" if timed_out else "could not connect"
             raise _http.connection_error(
-                self.provider, self.base_url, request.session_id, timed_out
+                self.provider, self.base_url, request.session_id, what
             ) from None
         except anthropic.APIError as exc:
             message_text = _http.redact(exc.message, self._api_key)

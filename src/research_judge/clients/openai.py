@@ -94,15 +94,14 @@ class OpenAIJudge:
                     407,
                 ) from None
             raise _http.connection_error(
-                self.provider, self.base_url, request.session_id, False, f"proxy {exc.status}"
+                self.provider,
+                self.base_url,
+                request.session_id,
+                "could not connect",
+                f"the proxy answered HTTP {exc.status}",
             ) from None
         except (TimeoutError, aiohttp.ClientError) as exc:
-            # ServerTimeoutError is both; a total timeout is a bare TimeoutError.
-            timed_out = isinstance(exc, TimeoutError)
-            reason = "" if timed_out else _http.redact(str(exc), self._api_key)
-            raise _http.connection_error(
-                self.provider, self.base_url, request.session_id, timed_out, reason
-            ) from None
+            raise self._connection_error(exc, request) from None
         if not 200 <= status < 300:
             raise self._status_error(status, headers, content, request)
         try:
@@ -173,6 +172,20 @@ class OpenAIJudge:
         if not content:
             raise JudgeRefusal(f"{label}: the reply was empty")
         return JudgeResponse(content=content, usage=_usage(completion), stop_reason=finish)
+
+    def _connection_error(self, exc: Exception, request: JudgeRequest) -> ApiError:
+        what: _http.ConnectionFailure
+        if isinstance(exc, TimeoutError):  # ServerTimeoutError too; a total timeout is bare
+            what, reason = "timed out", ""
+        else:
+            # Refused, DNS or certificate before anything was sent; otherwise the server went
+            # away mid-exchange (disconnected, reset, or a body cut short).
+            connecting = isinstance(exc, aiohttp.ClientConnectorError)
+            what = "could not connect" if connecting else "lost the connection"
+            reason = _http.redact(str(exc), self._api_key)
+        return _http.connection_error(
+            self.provider, self.base_url, request.session_id, what, reason
+        )
 
     def _status_error(
         self, status: int, headers: Any, content: bytes, request: JudgeRequest
