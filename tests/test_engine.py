@@ -248,10 +248,13 @@ async def test_a_provider_that_is_down_stops_the_run_with_a_resumable_file(
     assert calls["n"] < 40  # stopped early instead of failing all twenty sessions
 
 
-async def test_rejected_credentials_stop_at_once() -> None:
-    client = ResilientClient(ScriptedJudge([ApiError("HTTP 401: bad key", 401)]), concurrency=2)
+@pytest.mark.parametrize("status", [401, 403, 404, 407])
+async def test_rejected_credentials_model_or_proxy_stop_at_once(status: int) -> None:
+    inner = ScriptedJudge([ApiError(f"HTTP {status}: no", status)])
+    client = ResilientClient(inner, concurrency=2)
     with pytest.raises(ProviderDownError, match="rejected"):
         await client.complete(_request())
+    assert len(inner.history) == 1  # not retried
 
 
 def _request() -> JudgeRequest:

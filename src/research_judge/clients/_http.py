@@ -39,6 +39,7 @@ _HINTS = {
     401: "the API key was rejected; check {env_var}",
     403: "the API key may not use this model or endpoint; check {env_var}",
     404: "check the model name and the base URL",
+    407: "the proxy wants credentials; check HTTPS_PROXY / HTTP_PROXY",
 }
 # Provider error texts sometimes quote the key (OpenAI's 401 does, partly masked): drop anything
 # shaped like a secret key as well as the exact key we sent.

@@ -24,7 +24,9 @@ from tenacity.wait import wait_base, wait_random_exponential
 from ..clients.base import JudgeClient, JudgeRequest, JudgeResponse
 from ..errors import ApiError, ProviderDownError, RateLimitError, TransientApiError
 
-FATAL_STATUSES = frozenset({401, 403, 404})
+# Rejected key, forbidden model or endpoint, unknown model or URL, proxy wanting credentials:
+# every later call would get the same answer.
+FATAL_STATUSES = frozenset({401, 403, 404, 407})
 
 
 @dataclass(frozen=True)
