@@ -9,7 +9,6 @@ from sklearn.metrics import cohen_kappa_score
 from research_judge.validate.intervals import (
     kappa_from_counts,
     kappa_se,
-    kappa_se_shortcut,
     normal_interval,
     percentile_interval,
     stratified_bootstrap,
@@ -50,11 +49,12 @@ def test_vectorised_kappa_marks_undefined_tables() -> None:
 
 
 def test_standard_errors() -> None:
-    # Fleiss-Cohen-Everitt SE for the lenient table, and the shortcut formula for comparison.
-    assert kappa_se(66, 2, 16, 16) == pytest.approx(0.0917, abs=1e-4)
-    assert kappa_se_shortcut(66, 2, 16, 16) == pytest.approx(
-        np.sqrt(0.82 * 0.18 / 100) / (1 - 0.6152)
-    )
+    # Fleiss-Cohen-Everitt SE for the lenient table. The first-order shortcut
+    # sqrt(po (1 - po) / (n (1 - pe)^2)) gives 0.100 here; the full form must not fall back to it.
+    shortcut = np.sqrt(0.82 * 0.18 / 100) / (1 - 0.6152)  # po = 0.82, pe = 0.6152
+    se = kappa_se(66, 2, 16, 16)
+    assert se == pytest.approx(0.0917, abs=1e-4)
+    assert se is not None and se < shortcut - 0.005
     assert kappa_se(5, 0, 0, 0) is None and kappa_se(0, 0, 0, 0) is None
 
 

@@ -76,18 +76,6 @@ def kappa_se(a: int, b: int, c: int, d: int) -> float | None:
     return math.sqrt(max(float(variance), 0.0))
 
 
-def kappa_se_shortcut(a: int, b: int, c: int, d: int) -> float | None:
-    """The first-order approximation ``sqrt(po (1 - po) / (n (1 - pe)^2))``, for comparison."""
-    n = a + b + c + d
-    if n == 0:
-        return None
-    po = (a + d) / n
-    pe = ((a + b) * (a + c) + (c + d) * (b + d)) / (n * n)
-    if math.isclose(pe, 1.0):
-        return None
-    return math.sqrt(po * (1 - po) / (n * (1 - pe) ** 2))
-
-
 def normal_interval(estimate: float, se: float, lo: float = -1.0, hi: float = 1.0) -> Interval:
     return (max(lo, estimate - Z95 * se), min(hi, estimate + Z95 * se))
 
