@@ -39,10 +39,6 @@ class BarChart:
     note: str = ""  # e.g. how many values were null and left out of the chart
 
     @property
-    def total(self) -> int:
-        return sum(b.value for b in self.bars)
-
-    @property
     def description(self) -> str:
         """Text equivalent of the chart, for screen readers and for anyone reading the source."""
         parts = ", ".join(f"{b.label}: {b.value}" for b in self.bars)
