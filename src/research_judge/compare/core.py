@@ -80,8 +80,6 @@ def compare_runs(
         only_in_baseline=[r.session_id for r in baseline if r.session_id not in cur_by_id],
         only_in_current=[r.session_id for r in current if r.session_id not in base_by_id],
         pass_rate=pass_rate,
-        pass_to_fail=len(regressions),
-        fail_to_pass=len(fixed),
         criteria=criteria,
         regressions=regressions,
         fixed=fixed,

@@ -94,8 +94,6 @@ class Comparison:
     only_in_baseline: list[str]
     only_in_current: list[str]
     pass_rate: MetricDelta
-    pass_to_fail: int
-    fail_to_pass: int
     criteria: dict[str, MetricDelta]
     regressions: list[str]
     fixed: list[str]
@@ -107,6 +105,14 @@ class Comparison:
     threshold: float
     critical_threshold: float
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def pass_to_fail(self) -> int:
+        return len(self.regressions)
+
+    @property
+    def fail_to_pass(self) -> int:
+        return len(self.fixed)
 
     @property
     def flagged(self) -> bool:
