@@ -22,14 +22,11 @@ class Headline:
     score_means: dict[str, float | None]  # on the judge's own 1..3 scale, as summarize gives
     evidence_verified: int
     evidence_total: int
+    evidence_share: float | None  # None when there was no quote to check
 
     @property
     def failed(self) -> int:
         return self.graded - self.passed
-
-    @property
-    def evidence_share(self) -> float | None:
-        return self.evidence_verified / self.evidence_total if self.evidence_total else None
 
 
 @dataclass(frozen=True)
@@ -77,6 +74,7 @@ def headline(results: Sequence[Result]) -> Headline:
         score_means={name: s.means[name] for name in SCORE_NAMES},
         evidence_verified=s.quotes_verified,
         evidence_total=s.quotes,
+        evidence_share=s.evidence_verified,
     )
 
 
