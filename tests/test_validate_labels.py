@@ -47,12 +47,13 @@ def test_csv_with_byte_order_mark(tmp_path: Path) -> None:
 def test_jsonl_with_the_same_keys(tmp_path: Path) -> None:
     lines = [
         {"session_id": "a", "label": "pass", "structure": 3},
-        {"session_id": "b", "label": "fail", "structure": None},
+        {"session_id": "b", "label": "fail", "structure": None, "fluff": None},
         {"session_id": "c", "label": "fail"},
     ]
     path = write(tmp_path, "labels.jsonl", "\n".join(json.dumps(x) for x in lines) + "\n\n")
     labels = read_labels(path)
-    assert labels.criteria == ("structure",)
+    # A key on any line makes a criterion, even when its only value is null (an empty cell).
+    assert labels.criteria == ("fluff", "structure")
     assert labels.items["a"].scores == {"structure": 3}
     assert labels.items["b"].scores == {}
     assert [x.label for x in labels.items.values()] == ["pass", "fail", "fail"]

@@ -57,12 +57,15 @@ def read_labels(path: str | Path) -> Labels:
     text = read_text(p, "labels")  # accepts the byte-order mark spreadsheets often prepend
     if not text.strip():
         raise InputFileError(p, "labels file is empty (expected a header: session_id,label)")
+    criteria: tuple[str, ...] | None = None
     if p.suffix.lower() in JSONL_SUFFIXES:
-        rows, criteria = _jsonl_rows(p, text), _jsonl_criteria(text)
+        rows = _jsonl_rows(p, text)
     else:
         rows, criteria = _csv_rows(p, text)
     items: dict[str, HumanLabel] = {}
+    keys: set[str] = set()
     for line, row in rows:
+        keys.update(row)
         label = _parse_row(p, line, row)
         if label.session_id in items:
             first = items[label.session_id].line
@@ -72,6 +75,10 @@ def read_labels(path: str | Path) -> Labels:
                 line,
             )
         items[label.session_id] = label
+    if criteria is None:
+        # A criterion "exists" in a JSONL file when any line carries its key; lines without it
+        # (or with null) simply have no human score for it, like an empty CSV cell.
+        criteria = tuple(name for name in SCORE_NAMES if name in keys)
     return Labels(path=str(p), items=items, criteria=criteria)
 
 
@@ -124,20 +131,6 @@ def _jsonl_rows(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
         if missing:
             raise InputFileError(path, f"missing key(s): {', '.join(missing)}", line)
         yield line, row
-
-
-def _jsonl_criteria(text: str) -> tuple[str, ...]:
-    # A criterion "exists" in a JSONL file when any line carries its key; lines without it simply
-    # have no human score for it, like an empty CSV cell.
-    seen: set[str] = set()
-    for raw in text.splitlines():
-        try:
-            row = json.loads(raw) if raw.strip() else None
-        except json.JSONDecodeError:
-            continue  # reported with its line number by _jsonl_rows
-        if isinstance(row, dict):
-            seen.update(name for name in SCORE_NAMES if name in row)
-    return tuple(name for name in SCORE_NAMES if name in seen)
 
 
 # --- one row -----------------------------------------------------------------------------------
