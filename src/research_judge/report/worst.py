@@ -62,14 +62,14 @@ class WorstSession:
 def worst_sessions(results: Sequence[Result], limit: int) -> list[WorstSession]:
     """Up to ``limit`` graded sessions: failing before passing, then by combined value (lowest
     first; a session with no criterion values sorts last), then in file order."""
-    graded = [(i, r) for i, r in enumerate(results) if r.ok]
+    graded = [(i, r, combined_value(r)) for i, r in enumerate(results) if r.ok]
 
-    def key(item: tuple[int, Result]) -> tuple[bool, float, int]:
-        i, r = item
-        combined = combined_value(r)
+    def key(item: tuple[int, Result, float | None]) -> tuple[bool, float, int]:
+        i, r, combined = item
         return (r.verdict != "fail", math.inf if combined is None else combined, i)
 
-    return [_describe(r) for _, r in sorted(graded, key=key)[: max(limit, 0)]]
+    ranked = sorted(graded, key=key)[: max(limit, 0)]
+    return [_describe(r, combined) for _, r, combined in ranked]
 
 
 def problems_of(verdicts: Sequence[dict[str, Any]]) -> list[Problem]:
@@ -101,7 +101,7 @@ def problems_of(verdicts: Sequence[dict[str, Any]]) -> list[Problem]:
     return [p for _, _, p in sorted(found, key=lambda t: (t[0], t[1]))]
 
 
-def _describe(r: Result) -> WorstSession:
+def _describe(r: Result, combined: float | None) -> WorstSession:
     problems = problems_of(r.verdicts)
     scores = tuple(
         ScoreLine(name, r.scores[name].score, r.scores[name].reasoning, r.scores[name].evidence)
@@ -113,7 +113,7 @@ def _describe(r: Result) -> WorstSession:
         question=r.question,
         verdict=r.verdict,
         verdict_reasons=tuple(r.verdict_reasons),
-        combined=combined_value(r),
+        combined=combined,
         values={name: r.criterion_value(name) for name in CRITERIA},
         scores=scores,
         problems=tuple(problems[:MAX_PROBLEMS_SHOWN]),
