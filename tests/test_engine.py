@@ -369,6 +369,22 @@ async def test_the_limiter_is_first_come_first_served_and_cancellation_leaks_no_
     assert limiter.in_flight == 0
 
 
+async def test_a_waiter_cancelled_at_the_head_of_the_queue_is_skipped_and_stays_cancelled() -> None:
+    # The slot is released before the cancelled waiter runs again: _wake drops it and grants
+    # the next one; the cancelled waiter must then still end cancelled, not fail differently.
+    limiter = AdaptiveLimiter(1)
+    await limiter.acquire()
+    doomed = asyncio.create_task(limiter.acquire())
+    last = asyncio.create_task(limiter.acquire())
+    await asyncio.sleep(0)
+    doomed.cancel()
+    limiter.release()
+    await last
+    with pytest.raises(asyncio.CancelledError):
+        await doomed
+    assert limiter.in_flight == 1 and not limiter._waiters
+
+
 async def test_the_limiter_halves_once_per_window_and_grows_back() -> None:
     limiter = AdaptiveLimiter(8)
     epoch = await limiter.acquire()

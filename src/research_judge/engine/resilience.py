@@ -70,7 +70,7 @@ class AdaptiveLimiter:
             except asyncio.CancelledError:
                 if waiter.done() and not waiter.cancelled():
                     self.release()  # granted just as we were cancelled: give it back
-                else:
+                elif waiter in self._waiters:  # _wake may have dropped it already
                     self._waiters.remove(waiter)
                 raise
         else:
