@@ -213,6 +213,18 @@ def test_bad_flags_are_one_line_errors_with_exit_2(
     assert err.startswith("research-judge grade: error:") and "\n" not in err
 
 
+def test_a_max_cost_of_zero_is_refused_not_taken_as_no_limit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "o.jsonl"
+    replay = ["--replay", str(FIXTURES / "recordings"), "--quiet"]
+    code = main(["grade", str(FIXTURES / "sessions.jsonl"), "--out", str(out), *REPLAY, *replay,
+                 "--max-cost", "0"])  # fmt: skip
+    assert code == 2
+    assert "--max-cost must be positive, got 0" in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_progress_goes_to_stderr_as_plain_lines_when_not_a_terminal(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -89,7 +89,9 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     client = build_client(args)
     try:
         judge = build_judge(args, client, prices)
-        budget = Budget(args.max_cost, Estimator(judge, prices)) if args.max_cost else None
+        budget = (
+            Budget(args.max_cost, Estimator(judge, prices)) if args.max_cost is not None else None
+        )
         total = None if (args.where or args.sample) else _count_lines(args.sessions)
         progress = Progress(total, stream=err, enabled=not args.quiet)
 
