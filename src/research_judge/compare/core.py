@@ -22,7 +22,7 @@ from statistics import fmean
 from ..errors import ConfigError
 from ..results import CRITERIA, Result
 from .judges import RunJudges, describe_change, judge_changed
-from .model import Comparison, Flag, MetricDelta, SessionMove
+from .model import JUDGE_CHANGED, Comparison, Flag, MetricDelta, SessionMove
 from .paired import PairedTest, mcnemar_exact, signed_rank
 
 PASS_RATE = "pass_rate"
@@ -158,7 +158,7 @@ def _warnings(cmp: Comparison, base: RunJudges, cur: RunJudges) -> list[str]:
     out: list[str] = []
     if cmp.judge_changed and base.main is not None and cur.main is not None:
         detail = "; ".join(describe_change(base.main, cur.main)) or "judge set differs"
-        out.append(f"judge changed: these deltas mix agent and judge changes ({detail})")
+        out.append(f"{JUDGE_CHANGED} ({detail})")
     for side, judges in (("baseline", base), ("current", cur)):
         if judges.main is None:
             out.append(f"cannot tell whether the judge changed: the {side} run records no judge")

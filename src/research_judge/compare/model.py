@@ -8,6 +8,8 @@ from typing import Any, Literal
 from .paired import PairedTest
 
 Severity = Literal["warning", "critical"]
+# Said wherever a comparison is shown (text, warnings, HTML, Markdown) when the judges differ.
+JUDGE_CHANGED = "judge changed: these deltas mix agent and judge changes"
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .model import Comparison, Flag, MetricDelta
+from .model import JUDGE_CHANGED, Comparison, Flag, MetricDelta
 
 _IDS_PER_LINE = 8
 
@@ -11,7 +11,7 @@ def render_text(cmp: Comparison) -> str:
     lines: list[str] = [_summary(cmp)]
     if cmp.judge_changed:
         # First thing a reader sees: every delta below is suspect.
-        lines.append("!! judge changed: these deltas mix agent and judge changes")
+        lines.append(f"!! {JUDGE_CHANGED}")
     lines.append("")
     lines.extend(_table(cmp))
     lines.append("")

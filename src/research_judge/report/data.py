@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..compare import DEFAULT_THRESHOLD, Comparison, compare_runs
+from ..compare.model import JUDGE_CHANGED
 from ..results import Result
 from .agreement import AgreementView, agreement_view
 from .distributions import CriteriaCharts, criteria_charts
@@ -42,7 +43,7 @@ class ReportData:
                 f"{f.severity}: {f.metric} dropped by {-f.delta:.3f}" for f in self.comparison.flags
             )
             if self.comparison.judge_changed:
-                out.append("judge changed: these deltas mix agent and judge changes")
+                out.append(JUDGE_CHANGED)
         if len(self.judges) > 1:
             out.append(f"this run was graded by {len(self.judges)} different judges")
         return out

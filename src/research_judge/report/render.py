@@ -13,6 +13,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from ..compare.model import JUDGE_CHANGED
 from .data import ReportData
 
 NA = "n/a"
@@ -43,6 +44,7 @@ def _environment(kind: str) -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    env.globals["JUDGE_CHANGED"] = JUDGE_CHANGED
     env.filters.update(
         pct=pct, num=num, signed=signed, pvalue=pvalue, usd=usd, clip=clip, yesno=yesno
     )
