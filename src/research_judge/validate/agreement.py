@@ -18,6 +18,7 @@ import numpy.typing as npt
 from ..compare.paired import mcnemar_exact
 from .intervals import (
     BootstrapCounts,
+    FloatArray,
     Interval,
     kappa_from_counts,
     kappa_se,
@@ -138,9 +139,9 @@ def pass_fail_stats(
     s.agreement_on_human_pass_ci = wilson(t.a, t.a + t.b)
     s.agreement_on_human_fail = _ratio(t.d, t.c + t.d)
     s.agreement_on_human_fail_ci = wilson(t.d, t.c + t.d)
-    s.positive_agreement = _ratio(2 * t.a, 2 * t.a + t.b + t.c)
-    s.negative_agreement = _ratio(2 * t.d, 2 * t.d + t.b + t.c)
-    s.alignment = _alignment(t.a, t.b, t.c, t.d)
+    s.positive_agreement, s.negative_agreement, s.alignment = (
+        _defined(float(x)) for x in _specific_agreement(t.a, t.b, t.c, t.d)
+    )
     s.mcnemar = _mcnemar(t)
     _explain_missing_classes(s)
     _kappa(s)
@@ -162,13 +163,27 @@ def _ratio(num: int, den: int) -> float | None:
     return num / den if den > 0 else None
 
 
-def _alignment(a: int, b: int, c: int, d: int) -> float | None:
-    """EvalGen alignment: harmonic mean of fails caught and passes not wrongly failed."""
-    fails_caught, passes_kept = _ratio(d, c + d), _ratio(a, a + b)
-    if fails_caught is None or passes_kept is None:
-        return None
-    total = fails_caught + passes_kept
-    return 0.0 if total == 0 else 2 * fails_caught * passes_kept / total
+def _defined(value: float) -> float | None:
+    return None if math.isnan(value) else value
+
+
+def _specific_agreement(
+    a: FloatArray | float, b: FloatArray | float, c: FloatArray | float, d: FloatArray | float
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Positive and negative specific agreement and EvalGen alignment (the harmonic mean of
+    fails caught and passes not wrongly failed), for one table or arrays of resampled ones.
+
+    NaN where undefined: no human pass or fail for alignment, no pass (fail) at all for the
+    positive (negative) agreement. One formula serves the estimate and its bootstrap.
+    """
+    a, b, c, d = (np.asarray(x, dtype=float) for x in (a, b, c, d))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p_pos = 2 * a / (2 * a + b + c)
+        p_neg = 2 * d / (2 * d + b + c)
+        fails_caught, passes_kept = d / (c + d), a / (a + b)
+        total = fails_caught + passes_kept
+        alignment = np.where(total == 0, 0.0, 2 * fails_caught * passes_kept / total)
+    return p_pos, p_neg, alignment
 
 
 def _mcnemar(t: Table2x2) -> McNemar:
@@ -227,12 +242,7 @@ def _kappa(s: PassFailStats) -> None:
 
 def _bootstrap(s: PassFailStats, boot: BootstrapCounts) -> None:
     a, b, c, d = boot.a, boot.b, boot.c, boot.d
-    with np.errstate(divide="ignore", invalid="ignore"):
-        fails_caught, passes_kept = d / (c + d), a / (a + b)
-        alignment = 2 * fails_caught * passes_kept / (fails_caught + passes_kept)
-        alignment = np.where((fails_caught + passes_kept) == 0, 0.0, alignment)
-        p_pos = 2 * a / (2 * a + b + c)
-        p_neg = 2 * d / (2 * d + b + c)
+    p_pos, p_neg, alignment = _specific_agreement(a, b, c, d)
     degenerate: list[str] = []
 
     def interval(values: npt.NDArray[np.float64], name: str) -> Interval | None:
