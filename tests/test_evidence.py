@@ -203,6 +203,14 @@ def test_a_no_with_an_invented_quote_is_not_verified(kind: str) -> None:
     assert not check(vid, kind, False, "batteries love the cold").evidence_verified
 
 
+def test_an_elided_no_quote_is_found_in_any_one_text_but_not_across_two() -> None:
+    # An ellipsis skips the cheap test: every text is folded and searched, each on its own.
+    assert check("r2", "used", False, "Cold weather ... in our fleet tests").evidence_verified
+    assert check("c1", "grounded", False, "What limits … in winter").evidence_verified
+    across = check("r2", "used", False, "Cold weather cuts truck range ... recover part")
+    assert not across.evidence_verified  # the answer, then r2: no single text holds both
+
+
 def test_grounded_yes_quotes_only_the_named_source() -> None:
     claim = "Cold weather cuts truck range by a fifth"
     ok = check("c1", "grounded", True, "cuts range by a fifth", claim=claim, source="r1")

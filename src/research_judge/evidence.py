@@ -21,10 +21,14 @@ _WORD = re.compile(r"(?:(?<!\w)[-\u2212])?\d+(?:[.,]\d+)*\w*|\w+")
 _ELLIPSIS = re.compile(r"\.\.\.|…|\[\.\.\.\]")
 
 
+def _normalise(text: str) -> str:
+    """Width- and case-folded, with the unicode minus as a hyphen: the start of both forms."""
+    return unicodedata.normalize("NFKC", text).casefold().replace("\u2212", "-")
+
+
 def fold(text: str) -> str:
     """Case-, width- and punctuation-insensitive form: words separated by single spaces."""
-    text = unicodedata.normalize("NFKC", text).casefold().replace("\u2212", "-")
-    return " ".join(_WORD.findall(text))
+    return " ".join(_WORD.findall(_normalise(text)))
 
 
 def occurs_in(quote: str, folded_sources: Iterable[str]) -> bool:
@@ -61,17 +65,16 @@ class _Text:
         self._light = f" {_light(raw)} "
         self._folded: str | None = None
 
-    def contains(self, quote: str) -> bool:
-        return self.contains_verbatim(_light_quote(quote)) or self.contains_folded(quote)
-
     def contains_verbatim(self, light_quote: str | None) -> bool:
         """The cheap test, given ``_light_quote(quote)``: whole whitespace tokens, casefolded."""
         return light_quote is not None and light_quote in self._light
 
-    def contains_folded(self, quote: str) -> bool:
+    @property
+    def folded(self) -> str:
+        """``fold(raw)``, computed on first use."""
         if self._folded is None:
             self._folded = fold(self.raw)
-        return occurs_in(quote, [self._folded])
+        return self._folded
 
 
 # Characters ``fold`` always treats as separators; dropping them keeps the cheap form consistent
@@ -88,9 +91,8 @@ def _light_quote(quote: str) -> str | None:
 
 
 def _light(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).casefold().replace("\u2212", "-")
-    text = (text.translate(_LIGHT_SEPARATORS) + " ").replace(". ", " ").replace(", ", " ")
-    return " ".join(text.split())
+    text = _normalise(text).translate(_LIGHT_SEPARATORS) + " "
+    return " ".join(text.replace(". ", " ").replace(", ", " ").split())
 
 
 @dataclass(frozen=True)
@@ -124,17 +126,18 @@ class EvidenceChecker:
             return _found(v.evidence, [self._refs[v.id], self._answer])
         # grounded "yes": the quote must come from the reference named as its source.
         source = self._refs.get(v.source or "")
-        return source is not None and source.contains(v.evidence)
+        return source is not None and _found(v.evidence, [source])
 
     def _claim_ok(self, v: Verdict) -> bool | None:
         if v.check != "grounded":
             return None
-        return bool(v.claim) and self._answer.contains(v.claim or "")
+        return bool(v.claim) and _found(v.claim or "", [self._answer])
 
 
 def _found(quote: str, texts: list[_Text]) -> bool:
-    # Cheap test on every text first: a full fold only when no text has the quote verbatim.
+    # Cheap test on every text first; only when no text has the quote verbatim are the texts
+    # folded (each once per checker, lazily) and the quote folded (once, not once per text).
     light = _light_quote(quote)
-    return any(t.contains_verbatim(light) for t in texts) or any(
-        t.contains_folded(quote) for t in texts
+    return any(t.contains_verbatim(light) for t in texts) or occurs_in(
+        quote, (t.folded for t in texts)
     )
