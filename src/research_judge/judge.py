@@ -209,8 +209,7 @@ class Judge:
         checked = [checker.check(v) for v in counted.value]
         strict = self.settings.strict_evidence
         ratios = compute_ratios(
-            session.reference_ids,
-            [(c.verdict.id, c.verdict.check, _counts_as_yes(c, strict)) for c in checked],
+            len(session.trajectory), [(c.verdict.check, _counts_as_yes(c, strict)) for c in checked]
         )
         verdict, reasons = self.policy.decide(ratios, scored.value)
         quotes = [c.evidence_verified for c in checked] + [

@@ -20,15 +20,15 @@ class Ratios:
         return asdict(self)
 
 
-def compute_ratios(reference_ids: list[str], verdicts: list[tuple[str, str, bool]]) -> Ratios:
-    """Ratios from ``(id, check, counted_yes)`` triples; a zero denominator gives None."""
-    n_refs = len(reference_ids)
-    relevant = sum(1 for _, check, yes in verdicts if check == "relevant" and yes)
-    used = sum(1 for _, check, yes in verdicts if check == "used" and yes)
-    claims = [yes for _, check, yes in verdicts if check == "grounded"]
+def compute_ratios(n_references: int, answers: list[tuple[str, bool]]) -> Ratios:
+    """Ratios from ``(check, counted_yes)`` pairs over a trajectory of ``n_references``; a zero
+    denominator gives None. Reference ratios divide by the trajectory, not the verdicts given."""
+    relevant = sum(1 for check, yes in answers if check == "relevant" and yes)
+    used = sum(1 for check, yes in answers if check == "used" and yes)
+    claims = [yes for check, yes in answers if check == "grounded"]
     return Ratios(
-        relevance=_ratio(relevant, n_refs),
-        utilization=_ratio(used, n_refs),
+        relevance=_ratio(relevant, n_references),
+        utilization=_ratio(used, n_references),
         grounding=_ratio(sum(claims), len(claims)),
     )
 
