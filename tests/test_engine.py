@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import random
 from pathlib import Path
@@ -31,6 +32,7 @@ from research_judge.errors import (
 )
 from research_judge.judge import Judge
 from research_judge.pricing import PriceTable
+from research_judge.progress import Progress
 from research_judge.results import read_results
 from research_judge.sessions import Session
 
@@ -161,6 +163,42 @@ async def test_a_torn_last_line_is_repaired_and_only_missing_sessions_are_sent(
     assert stats.repaired_torn_line
     assert sorted({r.session_id for r in client.history}) == ["s-3", "s-4", "s-5"]
     assert ids_in(out) == [f"s-{i}" for i in range(6)]
+
+
+async def test_progress_of_a_resumed_run_counts_reused_sessions_as_done_not_in_the_rate(
+    tmp_path: Path,
+) -> None:
+    def final_line(total: int) -> tuple[Progress, io.StringIO]:
+        times = iter([0.0])  # the run starts at 0 s; every later reading is 10 s
+
+        def clock() -> float:
+            return next(times, 10.0)
+
+        stream = io.StringIO()
+        return Progress(total, stream=stream, clock=clock, is_tty=False), stream
+
+    out = tmp_path / "o.jsonl"
+    first = write_sessions(tmp_path / "a.jsonl", [session(f"s-{i}") for i in range(10)])
+    await grade_file(first, out, Judge(ScriptedJudge(good_responder)), RunOptions())
+
+    progress, stream = final_line(10)  # everything reused: nothing is drained
+    await grade_file(first, out, Judge(ScriptedJudge([])), RunOptions(), progress=progress)
+    assert (
+        stream.getvalue()
+        .splitlines()[-1]
+        .startswith("done: 10/10 (100%) | elapsed 10s | 0.00 sessions/s")
+    )
+
+    more = write_sessions(tmp_path / "b.jsonl", [session(f"s-{i}") for i in range(20)])
+    progress, stream = final_line(20)  # 10 reused, 10 graded in 10 s: 1 session/s
+    await grade_file(
+        more, out, Judge(ScriptedJudge(good_responder)), RunOptions(), progress=progress
+    )
+    assert (
+        stream.getvalue()
+        .splitlines()[-1]
+        .startswith("done: 20/20 (100%) | elapsed 10s | 1.00 sessions/s")
+    )
 
 
 async def test_retry_errors_regrades_only_the_errored_sessions(tmp_path: Path) -> None:

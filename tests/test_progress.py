@@ -45,9 +45,11 @@ def tick(
     input_tokens: int = 0,
     output_tokens: int = 0,
     cost_usd: float | None = 0.0,
+    reused: int = 0,
 ) -> None:
     progress.update(
         done=done,
+        reused=reused,
         errors=errors,
         input_tokens=input_tokens,
         output_tokens=output_tokens,
@@ -56,7 +58,7 @@ def tick(
 
 
 def make(
-    total: int | None = 400, *, tty: bool, interval: float = 10.0, already_done: int = 0
+    total: int | None = 400, *, tty: bool, interval: float = 10.0
 ) -> tuple[Progress, CountingStream, FakeClock]:
     stream, clock = CountingStream(), FakeClock()
     progress = Progress(
@@ -66,7 +68,6 @@ def make(
         clock=clock,
         is_tty=tty,
         width=200,
-        already_done=already_done,
     )
     return progress, stream, clock
 
@@ -217,9 +218,9 @@ def test_eta_is_unknown_before_anything_finished() -> None:
 
 
 def test_resumed_sessions_count_as_done_but_not_towards_the_rate() -> None:
-    progress, stream, clock = make(total=100, tty=True, already_done=60)
+    progress, stream, clock = make(total=100, tty=True)
     clock.advance(10)
-    tick(progress, 80)
+    tick(progress, 80, reused=60)
     line = stream.writes[-1]
     # 20 new sessions in 10 s: 2/s; 20 left: 10 s.
     assert "80/100 80%" in line and "2.00 sessions/s" in line and "ETA 10s" in line

@@ -1,8 +1,8 @@
 """A progress line for long grading runs: one redrawn line on a terminal, sparse lines in CI logs.
 
-The engine calls ``update`` with absolute counters after every finished session, so ``update``
-only stores numbers and reads the clock unless a line is due. Rate and ETA come from the injected
-clock, which makes the whole thing testable without sleeping.
+The engine calls ``update`` with absolute counters after every finished or reused session, so
+``update`` only stores numbers and reads the clock unless a line is due. Rate and ETA come from
+the injected clock, which makes the whole thing testable without sleeping.
 """
 
 from __future__ import annotations
@@ -28,13 +28,16 @@ class _Counters:
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float | None = 0.0
+    reused: int = 0
 
 
 class Progress:
     """Reports sessions done out of ``total`` (``None`` when the input's length is unknown).
 
-    ``already_done`` counts sessions finished before this run (a resume): they count towards
-    ``done`` but not towards the rate, which would otherwise start absurdly high.
+    ``reused`` (in ``update``) counts the sessions of ``done`` that an earlier run had finished (a
+    resume): they count towards ``done`` but not towards the rate, which would otherwise start
+    absurdly high. The engine only learns them while reading the input, so they come with every
+    update rather than up front.
     """
 
     def __init__(
@@ -46,15 +49,13 @@ class Progress:
         clock: Callable[[], float] = time.monotonic,
         is_tty: bool | None = None,
         enabled: bool = True,
-        already_done: int = 0,
         width: int | None = None,
     ) -> None:
         self.enabled = enabled
         self._total = total
         self._stream: TextIO = stream if stream is not None else sys.stderr
         self._clock = clock
-        self._already_done = already_done
-        self._counters = _Counters(done=already_done)
+        self._counters = _Counters()
         self._closed = False
         self._drawn_length = 0
         if not enabled:
@@ -84,10 +85,11 @@ class Progress:
         input_tokens: int,
         output_tokens: int,
         cost_usd: float | None,
+        reused: int = 0,
     ) -> None:
         if not self.enabled or self._closed:
             return
-        self._counters = _Counters(done, errors, input_tokens, output_tokens, cost_usd)
+        self._counters = _Counters(done, errors, input_tokens, output_tokens, cost_usd, reused)
         now = self._clock()
         if now < self._next_due:
             return
@@ -106,7 +108,7 @@ class Progress:
     def _line(self, now: float, *, final: bool) -> str:
         c = self._counters
         elapsed = max(now - self._start, 0.0)
-        rate = (c.done - self._already_done) / elapsed if elapsed > 0 else None
+        rate = (c.done - c.reused) / elapsed if elapsed > 0 else None
         parts = [self._count_part()]
         if final:
             parts.append(f"elapsed {format_duration(elapsed)}")

@@ -89,6 +89,16 @@ async def grade_file(
     fatal: list[BaseException] = []
     tasks: set[asyncio.Task[None]] = set()
 
+    def report() -> None:
+        progress.update(
+            done=stats.reused + stats.graded,
+            reused=stats.reused,
+            errors=stats.errors,
+            input_tokens=stats.input_tokens,
+            output_tokens=stats.output_tokens,
+            cost_usd=stats.cost_usd if stats.cost_known else None,
+        )
+
     def drain() -> None:
         nonlocal next_index
         while next_index in finished:
@@ -98,13 +108,7 @@ async def grade_file(
             window.release()
             next_index += 1
         out.flush()
-        progress.update(
-            done=stats.reused + stats.graded,
-            errors=stats.errors,
-            input_tokens=stats.input_tokens,
-            output_tokens=stats.output_tokens,
-            cost_usd=stats.cost_usd if stats.cost_known else None,
-        )
+        report()
 
     async def grade_one(index: int, session: Session, reserved: float) -> None:
         try:
@@ -137,6 +141,7 @@ async def grade_file(
             stats.order.append(item.id)
             if existing.reusable(item.id, judge.fingerprint, options.retry_errors):
                 stats.reused += 1
+                report()
                 continue
             if fatal:
                 break
