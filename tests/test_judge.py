@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from research_judge.clients import ScriptedJudge
+from research_judge.clients import ScriptedJudge, ScriptExhausted
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
 from research_judge.errors import ApiError, JudgeRefusal, ReplayMissError
 from research_judge.judge import Judge, JudgeSettings
@@ -92,6 +92,16 @@ INVALID_COUNTING = {
 }
 
 
+# What the re-ask must tell the judge for each kind (the parser's own words).
+PROBLEM_SENT_BACK = {
+    "not json": "the reply is not valid JSON",
+    "missing reference": "reference 'r1' has no 'relevant' verdict",
+    "unknown id": "unknown reference id 'r99'",
+    "repeated pair": "2 'relevant' verdicts for id 'r1'",
+    "answer not yes/no": "verdicts.0.answer: Input should be 'yes' or 'no'",
+}
+
+
 def _invalid(kind: str, ids: list[str]) -> Any:
     good = counting_reply(ids)
     if kind == "unknown id":
@@ -119,6 +129,7 @@ async def test_each_invalid_counting_reply_is_reasked_with_the_problem(kind: str
     reask = [r for r in client.history if r.call == "counting"][1]
     assert [m.role for m in reask.messages] == ["user", "assistant", "user"]
     assert "could not be used" in reask.messages[-1].content
+    assert PROBLEM_SENT_BACK[kind] in reask.messages[-1].content
     assert result.usage.calls == 3
 
 
@@ -190,14 +201,19 @@ async def test_refusal_is_reasked_without_echoing_the_partial_reply() -> None:
     [
         (ApiError("HTTP 400: bad request", 400), "api"),
         (ReplayMissError("no exchange"), "replay_miss"),
+        (ScriptExhausted("the script held 0"), "client"),
     ],
 )
 async def test_api_failures_become_session_errors(exc: Exception, kind: str) -> None:
     def responder(request: JudgeRequest) -> Any:
         return exc if request.call == "counting" else scoring_reply()
 
-    result = await Judge(ScriptedJudge(responder)).grade(make(session()))
+    client = ScriptedJudge(responder)
+    result = await Judge(client).grade(make(session()))
     assert result.error_kind == kind and result.verdict is None
+    assert result.error is not None and result.error.startswith("counting call: ")
+    assert str(exc) in result.error
+    assert sum(r.call == "counting" for r in client.history) == 1  # not re-asked
 
 
 async def test_strict_evidence_counts_unverifiable_yes_as_no() -> None:
