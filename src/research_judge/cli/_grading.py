@@ -92,7 +92,9 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
         budget = (
             Budget(args.max_cost, Estimator(judge, prices)) if args.max_cost is not None else None
         )
-        total = None if (args.where or args.sample) else _count_lines(args.sessions)
+        # Counting is a pass over the whole input: only for a progress bar that will be shown.
+        counted = not (args.quiet or args.where or args.sample)
+        total = _count_lines(args.sessions) if counted else None
         progress = Progress(total, stream=err, enabled=not args.quiet)
 
         def report_input_error(exc: InputFileError) -> None:
