@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Literal
@@ -28,7 +28,7 @@ import httpx2
 import openai
 
 from judge_replies import write_sessions
-from pipeline import DUMMY_KEY, MODEL, first_requests, grade_timed
+from pipeline import DUMMY_KEY, MODEL, Timed, first_requests, grade_clean
 from research_judge.clients.openai import DEFAULT_TIMEOUT, OpenAIJudge
 
 Body = dict[str, Any]
@@ -111,13 +111,37 @@ async def _sender(floor: Floor, base_url: str) -> AsyncIterator[Callable[[Body],
         await client.close()
 
 
-def warm_up(base_url: str, workdir: Path, sessions: int, concurrency: int) -> None:
-    """One pipeline run and one run of each floor over a few other sessions, before anything is
-    timed: the first run of each pays for lazy imports and set-up that later runs do not."""
-    warm = write_sessions(workdir / "warmup.sessions.jsonl", sessions, seed=9)
-    timed = grade_timed(base_url, warm, workdir / "warmup.out.jsonl", concurrency)
-    if timed.stats.errors:
-        raise RuntimeError(f"the warm-up run had {timed.stats.errors} errored sessions")
+WARMUP_SESSIONS = 20
+
+
+def in_turn(
+    base_url: str,
+    sessions: Path,
+    out: Path,
+    concurrency: int,
+    repeats: int,
+    floors: Sequence[Floor],
+) -> tuple[list[Timed], dict[Floor, list[tuple[float, float]]]]:
+    """After one warm-up, ``repeats`` rounds of one pipeline run then one run of each floor, so
+    the machine's slow and fast spells fall on every side alike. Returns the pipeline's runs
+    and each floor's (wall, CPU) seconds, round by round."""
+    bodies = render_bodies(sessions)
+    _warm_up(base_url, out.parent, concurrency, floors)
+    runs: list[Timed] = []
+    floor_runs: dict[Floor, list[tuple[float, float]]] = {floor: [] for floor in floors}
+    for _ in range(repeats):
+        runs.append(grade_clean(base_url, sessions, out, concurrency))
+        for floor in floors:
+            floor_runs[floor].append(asyncio.run(bare_run(bodies, base_url, concurrency, floor)))
+    return runs, floor_runs
+
+
+def _warm_up(base_url: str, workdir: Path, concurrency: int, floors: Sequence[Floor]) -> None:
+    """One pipeline run and one run of each floor measured over a few other sessions, before
+    anything is timed: the first run of each pays for lazy imports and set-up that later runs
+    do not."""
+    warm = write_sessions(workdir / "warmup.sessions.jsonl", WARMUP_SESSIONS, seed=9)
+    grade_clean(base_url, warm, workdir / "warmup.out.jsonl", concurrency)
     bodies = render_bodies(warm)
-    for floor in FLOORS:
+    for floor in floors:
         asyncio.run(bare_run(bodies, base_url, concurrency, floor))

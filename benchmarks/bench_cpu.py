@@ -11,21 +11,19 @@ the top costs printed.
 
 from __future__ import annotations
 
-import asyncio
 import cProfile
 import pstats
 import statistics
 from collections import defaultdict
 from pathlib import Path
 
-from bare_loop import FLOORS, bare_run, render_bodies, warm_up
+from bare_loop import FLOORS, in_turn
 from cost_breakdown import breakdown, format_breakdown
 from judge_replies import write_sessions
-from pipeline import Figure, grade_timed, joined
+from pipeline import Figure, grade_clean, joined
 from server_process import FakeServerProcess
 
 TARGET = 1.5
-WARMUP_SESSIONS = 20
 
 
 def run(
@@ -38,23 +36,16 @@ def run(
 ) -> list[Figure]:
     """``profile``: None profiles only when the ratio misses the target."""
     src = write_sessions(workdir / "cpu.sessions.jsonl", sessions)
-    bodies = render_bodies(src)
-    pipeline_ms: list[float] = []
-    floor_ms: dict[str, list[float]] = {floor: [] for floor in FLOORS}
+    out = workdir / "cpu.out.jsonl"
     with FakeServerProcess(latency=0.0) as server:
-        url = server.base_url
-        warm_up(url, workdir, WARMUP_SESSIONS, concurrency)
-        for _ in range(repeats):
-            cpu = _pipeline_cpu(url, src, workdir, concurrency)
-            pipeline_ms.append(cpu * 1000 / sessions)
-            for floor in FLOORS:
-                _wall, cpu = asyncio.run(bare_run(bodies, url, concurrency, floor))
-                floor_ms[floor].append(cpu * 1000 / sessions)
+        runs, floors = in_turn(server.base_url, src, out, concurrency, repeats, FLOORS)
+        pipeline_ms = [t.cpu * 1000 / sessions for t in runs]
+        floor_ms = {f: [cpu * 1000 / sessions for _, cpu in floors[f]] for f in FLOORS}
         pipe = statistics.median(pipeline_ms)
         bare, default, plain = (statistics.median(floor_ms[f]) for f in FLOORS)
         ratio = pipe / bare
         if profile or (profile is None and ratio > TARGET):
-            print(top_costs(url, src, workdir, concurrency))
+            print(top_costs(server.base_url, src, out, concurrency, sessions))
     rows = breakdown(src, workdir, concurrency)
     print(format_breakdown(rows))
     ours = rows[-1][1]
@@ -81,21 +72,15 @@ def run(
     ]
 
 
-def _pipeline_cpu(url: str, src: Path, workdir: Path, concurrency: int) -> float:
-    timed = grade_timed(url, src, workdir / "cpu.out.jsonl", concurrency)
-    if timed.stats.errors:
-        raise RuntimeError(f"pipeline run had {timed.stats.errors} errored sessions")
-    return timed.cpu
-
-
-def top_costs(url: str, src: Path, workdir: Path, concurrency: int, limit: int = 15) -> str:
+def top_costs(
+    url: str, src: Path, out: Path, concurrency: int, sessions: int, limit: int = 15
+) -> str:
     """cProfile of one pipeline run: own time per package, then our costliest functions."""
     profiler = cProfile.Profile()
     profiler.enable()
-    _pipeline_cpu(url, src, workdir, concurrency)
+    grade_clean(url, src, out, concurrency)
     profiler.disable()
     stats = pstats.Stats(profiler)
-    sessions = src.read_bytes().count(b"\n")
     by_group: dict[str, float] = defaultdict(float)
     ours: list[tuple[float, str]] = []
     for (path, line, name), (_cc, _nc, own, _cum, _callers) in stats.stats.items():  # type: ignore[attr-defined]

@@ -12,18 +12,15 @@ aiohttp (the most any client can reach with these exchanges, on this machine and
 
 from __future__ import annotations
 
-import asyncio
 import statistics
 from pathlib import Path
 
-from bare_loop import bare_run, render_bodies, warm_up
+from bare_loop import in_turn
 from judge_replies import write_sessions
-from pipeline import Figure, Timed, grade_timed, joined
+from pipeline import Figure, joined
 from server_process import FakeServerProcess
 
 TARGET = 0.9
-WARMUP_SESSIONS = 8
-WARMUP_CONCURRENCY = 4
 
 
 def run(
@@ -36,20 +33,10 @@ def run(
 ) -> list[Figure]:
     src = write_sessions(workdir / "efficiency.sessions.jsonl", sessions)
     out = workdir / "efficiency.out.jsonl"
-    bodies = render_bodies(src)
-    runs: list[Timed] = []
-    bare: list[tuple[float, float]] = []
-    plain: list[tuple[float, float]] = []
     with FakeServerProcess(latency=latency) as server:
-        url = server.base_url
-        warm_up(url, workdir, WARMUP_SESSIONS, WARMUP_CONCURRENCY)
-        for _ in range(repeats):
-            runs.append(grade_timed(url, src, out, concurrency))
-            bare.append(asyncio.run(bare_run(bodies, url, concurrency, "sdk")))
-            plain.append(asyncio.run(bare_run(bodies, url, concurrency, "aiohttp")))
-    calls = runs[0].stats.calls
-    if calls != 2 * sessions or any(t.stats.errors for t in runs):
-        raise RuntimeError(f"efficiency runs were not clean: {[t.stats for t in runs]}")
+        runs, floors = in_turn(server.base_url, src, out, concurrency, repeats, ("sdk", "aiohttp"))
+    bare, plain = floors["sdk"], floors["aiohttp"]
+    calls = runs[0].stats.calls  # the same in every run: grade_clean checked two per session
     ideal = calls * latency / concurrency
     wall = statistics.median(t.wall for t in runs)
     cpu = statistics.median(t.cpu for t in runs)

@@ -29,6 +29,7 @@ __all__ = [
     "Timed",
     "build_chain",
     "first_requests",
+    "grade_clean",
     "grade_timed",
     "joined",
 ]
@@ -66,6 +67,19 @@ def grade_timed(base_url: str, sessions: Path, out: Path, concurrency: int) -> T
     only ``grade_file`` itself (wall clock and this process's CPU)."""
     out.unlink(missing_ok=True)  # nothing to resume: every run does the whole file
     return asyncio.run(_grade_timed(base_url, sessions, out, concurrency))
+
+
+def grade_clean(base_url: str, sessions: Path, out: Path, concurrency: int) -> Timed:
+    """``grade_timed`` for runs whose timing is the figure: every session graded with its two
+    calls and none errored (an error or a re-ask would time different work), or it raises."""
+    timed = grade_timed(base_url, sessions, out, concurrency)
+    stats = timed.stats
+    if stats.errors or stats.graded != stats.selected or stats.calls != 2 * stats.graded:
+        raise RuntimeError(
+            f"run over {sessions.name} was not clean: {stats.selected} sessions, "
+            f"{stats.graded} graded, {stats.errors} errored, {stats.calls} calls"
+        )
+    return timed
 
 
 async def _grade_timed(base_url: str, sessions: Path, out: Path, concurrency: int) -> Timed:

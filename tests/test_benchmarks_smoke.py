@@ -79,8 +79,9 @@ def test_efficiency_and_cpu_benchmarks_run(tmp_path: Path) -> None:
         bench("bench_efficiency").run(tmp_path, sessions=6, latency=0.01, concurrency=4, repeats=1),
         "efficiency",
     )
-    assert eff["ideal / wall, pipeline"] > 0 and eff["ideal / wall, bare SDK loop"] > 0
-    assert eff["ideal / wall, bare aiohttp loop"] > 0
+    # No side can beat the ideal: at most `concurrency` calls in flight, each held >= latency.
+    for side in ("pipeline", "bare SDK loop", "bare aiohttp loop"):
+        assert 0 < eff[f"ideal / wall, {side}"] <= 1
     cpu = numbers(
         bench("bench_cpu").run(tmp_path, sessions=6, concurrency=4, repeats=1, profile=False),
         "cpu",
