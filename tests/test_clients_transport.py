@@ -9,6 +9,7 @@ import gc
 import ssl
 import warnings
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import anthropic
@@ -44,16 +45,20 @@ def _no_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
+@contextmanager
+def resource_warnings() -> Iterator[list[warnings.WarningMessage]]:
+    """Every ResourceWarning raised inside the block, however often the same one repeats."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        yield caught
+
+
 def unclosed(caught: list[warnings.WarningMessage]) -> list[str]:
     return [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]
 
 
 async def test_openai_reuses_one_connection_and_aclose_releases_it() -> None:
-    with (
-        FakeOpenAIServer(lambda body: "{}") as server,
-        warnings.catch_warnings(record=True) as caught,
-    ):
-        warnings.simplefilter("always", ResourceWarning)
+    with FakeOpenAIServer(lambda body: "{}") as server, resource_warnings() as caught:
         judge = OpenAIJudge("fake-model", api_key="sk-test-123456", base_url=server.base_url)
         for _ in range(3):
             await judge.complete(REQUEST)
@@ -78,11 +83,7 @@ async def test_openai_can_be_used_again_after_aclose() -> None:
 
 
 async def test_anthropic_uses_the_sdks_aiohttp_client_and_aclose_closes_it() -> None:
-    with (
-        FakeOpenAIServer(lambda body: "{}") as server,
-        warnings.catch_warnings(record=True) as caught,
-    ):
-        warnings.simplefilter("always", ResourceWarning)
+    with FakeOpenAIServer(lambda body: "{}") as server, resource_warnings() as caught:
         judge = AnthropicJudge("fake-model", api_key="sk-test-123456", base_url=server.base_url)
         # No public accessor: the SDK keeps its HTTP client as ``_client``.
         http_client = judge._client._client
@@ -115,25 +116,15 @@ async def test_openai_judge_works_across_event_loops_without_aclose() -> None:
     assert server.stats.completed == 2
 
 
-# --- proxies ------------------------------------------------------------------------------------
-
-PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
-
-
-@pytest.fixture
-def clean_proxies(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
-    for name in PROXY_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-        monkeypatch.delenv(name.lower(), raising=False)
-    return monkeypatch
+# --- proxies (the autouse fixture above has cleared every proxy variable) -----------------------
 
 
 async def test_the_proxy_named_by_the_environment_carries_the_request(
-    clean_proxies: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     reply = {"choices": [{"message": {"content": "{}"}, "finish_reason": "stop"}]}
     async with StubServer(json_answer(reply)) as proxy:
-        clean_proxies.setenv("HTTP_PROXY", proxy.origin)
+        monkeypatch.setenv("HTTP_PROXY", proxy.origin)
         # The judge's host does not exist: only the proxy can have answered.
         judge = OpenAIJudge("m", api_key="sk-test-123456", base_url="http://judge.invalid/v1")
         response = await judge.complete(REQUEST)
@@ -163,28 +154,28 @@ OPENAI = "https://api.openai.com/v1/chat/completions"
     ],
 )
 def test_the_proxy_is_read_from_the_environment_as_curl_reads_it(
-    clean_proxies: pytest.MonkeyPatch, environment: dict[str, str], url: str, expected: str | None
+    monkeypatch: pytest.MonkeyPatch, environment: dict[str, str], url: str, expected: str | None
 ) -> None:
     for name, value in environment.items():
-        clean_proxies.setenv(name, value)
+        monkeypatch.setenv(name, value)
     assert env_proxy(url) == expected
 
 
 def test_a_proxy_aiohttp_cannot_use_is_a_config_error_that_hides_its_password(
-    clean_proxies: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    clean_proxies.setenv("HTTPS_PROXY", "socks5://alice:hunter2pass@127.0.0.1:1080")
+    monkeypatch.setenv("HTTPS_PROXY", "socks5://alice:hunter2pass@127.0.0.1:1080")
     with pytest.raises(ConfigError, match="not an http") as caught:
         OpenAIJudge("m", api_key="sk-test-123456")
     assert "hunter2pass" not in str(caught.value)
 
 
 async def test_a_proxy_asking_for_credentials_is_final_and_never_shows_them(
-    clean_proxies: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     async with StubServer(lambda seen: web.Response(status=407)) as proxy:
         port = proxy.origin.rsplit(":", 1)[1].rstrip("/")
-        clean_proxies.setenv("HTTPS_PROXY", f"http://alice:hunter2pass@127.0.0.1:{port}")
+        monkeypatch.setenv("HTTPS_PROXY", f"http://alice:hunter2pass@127.0.0.1:{port}")
         judge = OpenAIJudge("m", api_key="sk-test-123456", base_url="https://judge.invalid/v1")
         with pytest.raises(ApiError) as caught:
             await judge.complete(REQUEST)
