@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from research_judge.cli import main
+from research_judge.cli import build_parser, main
+from research_judge.cli._grading import execute
 from research_judge.results import read_results
 from research_judge.testing.fake_openai import FakeOpenAIServer
 
@@ -249,3 +252,13 @@ def test_a_dry_run_names_bad_lines_and_exits_2(
     assert code == 2
     assert "dry run: 3 session(s)" in captured.out
     assert f"{bad}:2: not valid JSON" in captured.err
+
+
+def test_a_dry_run_writes_bad_lines_to_the_error_stream_it_was_given(tmp_path: Path) -> None:
+    bad = FIXTURES / "bad_sessions.jsonl"
+    args = build_parser().parse_args(["grade", str(bad), "--out", str(tmp_path / "o.jsonl"),
+                                      "--model", "gpt-4o-mini", "--dry-run"])  # fmt: skip
+    err, out = io.StringIO(), io.StringIO()
+    assert asyncio.run(execute(args, err, out)) == 2
+    assert f"{bad}:2: not valid JSON" in err.getvalue()
+    assert "not valid JSON" not in out.getvalue()

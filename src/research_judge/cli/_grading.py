@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from dataclasses import fields
 from typing import TextIO
 
@@ -85,7 +84,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     selection = Selection(where=parse_where(args.where), sample=args.sample, seed=args.seed)
     prices = PriceTable.load(args.prices)
     if args.dry_run:
-        return _dry_run(args, selection, prices, out)
+        return _dry_run(args, selection, prices, err, out)
     client = build_client(args)
     try:
         judge = build_judge(args, client, prices)
@@ -188,7 +187,7 @@ def _count_lines(path: str) -> int | None:
 
 
 def _dry_run(
-    args: argparse.Namespace, selection: Selection, prices: PriceTable, out: TextIO
+    args: argparse.Namespace, selection: Selection, prices: PriceTable, err: TextIO, out: TextIO
 ) -> int:
     # A dry run needs the prompts and the model name, never a client: use a stand-in.
     judge = build_judge(args, _NoClient(args.provider, args.model), prices)
@@ -198,7 +197,7 @@ def _dry_run(
     known = prices.price_for(args.model) is not None
     for item in selected_sessions(args.sessions, selection):
         if isinstance(item, InputFileError):
-            print(f"research-judge grade: {item}", file=sys.stderr)
+            print(f"research-judge grade: {item}", file=err)
             bad += 1
             continue
         e = estimator.session(item)
