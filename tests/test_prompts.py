@@ -164,8 +164,9 @@ def test_user_template_with_undefined_variable_raises_config_error(tmp_path: Pat
     template = folder / "scoring.user.j2"
     template.write_text(template.read_text() + "{{ not_a_variable }}\n")
     prompts = PromptSet(folder)
-    with pytest.raises(ConfigError, match="not_a_variable"):
+    with pytest.raises(ConfigError, match="not_a_variable") as caught:
         requests_for(make_session(), prompts)
+    assert str(caught.value).startswith(f"{template}: ")  # the file to fix, as at load
 
 
 def test_undefined_attribute_is_not_silently_empty(tmp_path: Path) -> None:

@@ -36,12 +36,18 @@ class PromptPair:
     system: str
     user_template: jinja2.Template
     sha256: str
+    user_file: Path
 
     def render_user(self, **variables: Any) -> str:
-        try:
-            return self.user_template.render(**variables)
-        except jinja2.UndefinedError as exc:
-            raise ConfigError(f"prompt {self.name!r}: {exc.message}") from exc
+        return _render(self.user_file, self.user_template, **variables)
+
+
+def _render(path: Path, template: jinja2.Template, **variables: Any) -> str:
+    """Render strictly; a template error (an undefined variable, mostly) names the file."""
+    try:
+        return template.render(**variables)
+    except jinja2.TemplateError as exc:
+        raise ConfigError(f"{path}: {exc.message}") from exc
 
 
 class PromptSet:
@@ -62,7 +68,7 @@ class PromptSet:
         reask_text, self.reask = self._compile("reask.j2")
         self.reask_sha256 = hashlib.sha256(reask_text.encode()).hexdigest()
         # Render once now: a broken re-ask template must fail at start-up, not mid-batch.
-        self._render("reask.j2", self.reask, problems=["example problem"])
+        _render(self.directory / "reask.j2", self.reask, problems=["example problem"])
 
     def _read(self, filename: str) -> str:
         path = self.directory / filename
@@ -79,22 +85,16 @@ class PromptSet:
         except jinja2.TemplateSyntaxError as exc:
             raise ConfigError(f"{self.directory / filename}:{exc.lineno}: {exc.message}") from exc
 
-    def _render(self, filename: str, template: jinja2.Template, **variables: Any) -> str:
-        try:
-            return template.render(**variables)
-        except jinja2.TemplateError as exc:
-            raise ConfigError(f"{self.directory / filename}: {exc.message}") from exc
-
     def _load_pair(self, name: str) -> PromptPair:
         system_file, user_file = f"{name}.system.j2", f"{name}.user.j2"
         system_text, system_template = self._compile(system_file)
         user_text, user_template = self._compile(user_file)
         # The system prompt is static; rendering it with no variables proves it has none.
-        system = self._render(system_file, system_template)
+        system = _render(self.directory / system_file, system_template)
         digest = hashlib.sha256(
             f"{system_file}\0{system_text}\0{user_file}\0{user_text}".encode()
         ).hexdigest()
-        return PromptPair(name, system, user_template, digest)
+        return PromptPair(name, system, user_template, digest, self.directory / user_file)
 
     def render_reask(self, problems: list[str]) -> str:
-        return self._render("reask.j2", self.reask, problems=problems)
+        return _render(self.directory / "reask.j2", self.reask, problems=problems)
