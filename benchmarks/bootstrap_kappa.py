@@ -7,12 +7,13 @@ class gives every resampled 2x2 table at once, and kappa is evaluated on arrays 
 comparison path resamples item indices within each human class and calls
 ``sklearn.metrics.cohen_kappa_score`` once per resample, as a straightforward loop would. It
 also checks that both paths compute the same kappa for the same resample, and that the two
-percentile intervals agree within Monte Carlo noise.
+percentile intervals agree within Monte Carlo noise; the exit status is 1 when either check fails.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 import numpy as np
@@ -65,13 +66,13 @@ def looped(
     return by_sklearn, by_counts, seconds
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=1000, help="labelled sessions (default 1000)")
     parser.add_argument("--resamples", type=int, default=10_000, help="vectorised resamples")
     parser.add_argument("--loop", type=int, default=200, help="resamples for the sklearn loop")
     parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     human, judge = lenient_sample(args.n)
     timings = []
@@ -102,7 +103,8 @@ def main() -> None:
     print(f"speed-up per resample: {per_slow / per_fast:.0f}x")
     print(f"same kappa on identical resamples: {'yes' if same else 'NO'}")
     print(f"CIs agree within 0.03: {'yes' if agree else 'NO'}")
+    return 0 if same and agree else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

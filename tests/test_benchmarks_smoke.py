@@ -125,3 +125,17 @@ def test_kill_minus_nine_benchmark_passes(tmp_path: Path) -> None:
         tmp_path, sessions=16, concurrency=2, latency=0.03, cases=(kill.Case((0.25,), 0.005),)
     )
     assert [(f.value, f.ok) for f in figures] == [("1/1", True), ("0", True)]
+
+
+def test_bootstrap_kappa_benchmark_checks_its_two_paths(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kappa = bench("bootstrap_kappa")
+    assert kappa.main([]) == 0  # default sizes: about a second
+    out = capsys.readouterr().out
+    assert "same kappa on identical resamples: yes" in out and "CIs agree within 0.03: yes" in out
+    # The cross-check can fail: a kappa off by 0.1 no longer matches sklearn's.
+    real = kappa.kappa_from_counts
+    monkeypatch.setattr(kappa, "kappa_from_counts", lambda *counts: real(*counts) + 0.1)
+    assert kappa.main(["--resamples", "100", "--loop", "20"]) == 1
+    assert "same kappa on identical resamples: NO" in capsys.readouterr().out
