@@ -61,6 +61,7 @@ class ResultsFile:
         self.path = Path(path)
         self._lines: list[_Line] = []
         self._handle: IO[bytes] | None = None
+        self._end = 0  # where the next appended line starts (tracked: tell() is a syscall)
         self._pending = False
 
     def load(self) -> ExistingResults:
@@ -110,10 +111,11 @@ class ResultsFile:
         if self._handle is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._handle = self.path.open("ab")
+            self._end = self._handle.tell()
         data = result.to_json_line().encode("utf-8")
-        offset = self._handle.tell()
         self._handle.write(data)
-        self._lines.append(_Line(result.session_id, offset, len(data)))
+        self._lines.append(_Line(result.session_id, self._end, len(data)))
+        self._end += len(data)
         self._pending = True
 
     def flush(self) -> None:
@@ -147,7 +149,7 @@ class ResultsFile:
             return False
         latest: dict[str, _Line] = {line.session_id: line for line in self._lines}
         rank = {sid: i for i, sid in enumerate(input_order)}
-        wanted = sorted(latest.values(), key=lambda ln: (rank.get(ln.session_id, len(rank)),))
+        wanted = sorted(latest.values(), key=lambda ln: rank.get(ln.session_id, len(rank)))
         if [ln.offset for ln in wanted] == [ln.offset for ln in self._lines]:
             return False
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.")
