@@ -29,6 +29,7 @@ import openai
 
 from judge_replies import write_sessions
 from pipeline import DUMMY_KEY, MODEL, Timed, first_requests, grade_clean
+from research_judge import __version__
 from research_judge.clients.openai import DEFAULT_TIMEOUT, OpenAIJudge
 
 Body = dict[str, Any]
@@ -74,10 +75,12 @@ async def _sender(floor: Floor, base_url: str) -> AsyncIterator[Callable[[Body],
     """``send(body)`` makes one call that floor's way; the client is built before the clock
     starts and closed after it stops."""
     if floor == "aiohttp":
+        # OpenAIJudge's headers (it adds OpenAI-Organization/-Project only when the env sets them).
         headers = {
             "Authorization": f"Bearer {DUMMY_KEY}",
             "Content-Type": "application/json",
             "Accept": "application/json",
+            "User-Agent": f"research-judge/{__version__}",
         }
         url = base_url.rstrip("/") + "/chat/completions"
         async with aiohttp.ClientSession(
