@@ -16,7 +16,7 @@ from typing import Any
 
 from .errors import ConfigError
 from .ratios import Ratios
-from .verdicts import Score
+from .verdicts import CRITERIA, Score
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class VerdictPolicy:
     def decide(self, ratios: Ratios, scores: dict[str, Score]) -> tuple[str, list[str]]:
         """Return ``("pass"|"fail", reasons)``; reasons name every rule that failed."""
         reasons: list[str] = []
-        for criterion in ("effectiveness", "fluff", "structure"):
+        for criterion in CRITERIA:
             minimum: int = getattr(self, f"min_{criterion}")
             got = scores[criterion].score
             if got < minimum:

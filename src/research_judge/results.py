@@ -12,10 +12,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from . import verdicts
 from .errors import InputFileError
 
 RATIO_NAMES = ("relevance", "utilization", "grounding")
-SCORE_NAMES = ("effectiveness", "fluff", "structure")
+SCORE_NAMES: tuple[str, ...] = verdicts.CRITERIA  # the judge's scoring criteria, one list
 CRITERIA = RATIO_NAMES + SCORE_NAMES
 
 Verdict = Literal["pass", "fail"]
