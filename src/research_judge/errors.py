@@ -91,9 +91,3 @@ class RateLimitError(TransientApiError):
 
 class ProviderDownError(ApiError):
     """Requests kept failing for long enough that carrying on would only burn time."""
-
-
-class BudgetExceeded(ResearchJudgeError):
-    """``--max-cost`` would be passed by sending more work."""
-
-    exit_code = 2
