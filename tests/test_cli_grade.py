@@ -195,7 +195,10 @@ def test_selection_by_metadata(tmp_path: Path) -> None:
     code = main(["grade", sessions, "--out", str(out), *REPLAY, *replay, "--where", "tier=smoke"])
     assert code == 0
     results = read_results(out)
-    assert results and all(r.metadata["tier"] == "smoke" for r in results)
+    lines = [json.loads(line) for line in (FIXTURES / "sessions.jsonl").open()]
+    smoke = [s["id"] for s in lines if s["metadata"].get("tier") == "smoke"]
+    assert len(smoke) == 6  # the fixture has both tiers: the filter must drop something
+    assert [r.session_id for r in results] == smoke  # every smoke session, nothing else
 
 
 @pytest.mark.parametrize(
