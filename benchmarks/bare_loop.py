@@ -30,7 +30,8 @@ import openai
 from judge_replies import write_sessions
 from pipeline import DUMMY_KEY, MODEL, Timed, first_requests, grade_clean
 from research_judge import __version__
-from research_judge.clients.openai import DEFAULT_TIMEOUT, OpenAIJudge
+from research_judge.clients._http import DEFAULT_TIMEOUT
+from research_judge.clients.openai import OpenAIJudge
 
 Body = dict[str, Any]
 Floor = Literal["sdk", "sdk-httpx", "aiohttp"]
