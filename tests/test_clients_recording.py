@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,30 @@ async def test_replay_ignores_the_session_id_but_not_the_model(tmp_path: Path) -
     other_model = ReplayJudge(tmp_path, provider="openai", model="gpt-y")
     with pytest.raises(ReplayMissError):
         await other_model.complete(same_material)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"call": "counting"},
+        {"system": "other instructions"},
+        {"messages": (Message("user", "material"), Message("user", "more"))},
+        {"schema_name": "other"},
+        {"schema": {"type": "object"}},
+        {"max_output_tokens": 10},
+        {"temperature": None},
+    ],
+)
+def test_the_key_moves_with_every_part_of_the_request(change: dict[str, Any]) -> None:
+    request = make_request()
+    key = request.key("openai", "gpt-x")
+    assert request.key("openai", "gpt-x") == key  # asked again: the same
+    changed = replace(request, **change)  # as a re-ask is built: must not keep the old key
+    assert changed.key("openai", "gpt-x") != key
+    assert key == make_request().key("openai", "gpt-x")  # a fresh identical request agrees
+    assert request.key("anthropic", "gpt-x") != key
+    assert request.key("openai", "gpt-y") != key
+    assert replace(request, session_id="s-other").key("openai", "gpt-x") == key
 
 
 async def test_replay_miss_names_the_session_and_the_key(tmp_path: Path) -> None:

@@ -39,6 +39,12 @@ class JudgeRequest:
     max_output_tokens: int = 4096
     temperature: float | None = 0.0
     session_id: str = ""
+    # ``key()`` per (provider, model), kept on first use: the response cache looks a request up
+    # and then records it, and hashing a whole prompt is the costliest step of either. ``replace``
+    # builds a new request with an empty one.
+    _keys: dict[tuple[str, str], str] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def canonical(self, provider: str, model: str) -> dict[str, Any]:
         """The exact content that identifies this request for a given provider and model."""
@@ -56,7 +62,10 @@ class JudgeRequest:
 
     def key(self, provider: str, model: str) -> str:
         """SHA-256 of the canonical JSON (sorted keys, no whitespace): the record/cache key."""
-        return content_hash(self.canonical(provider, model))
+        key = self._keys.get((provider, model))
+        if key is None:
+            key = self._keys[provider, model] = content_hash(self.canonical(provider, model))
+        return key
 
 
 @dataclass(frozen=True)
