@@ -67,6 +67,17 @@ def test_bad_lines_are_named_and_good_sessions_graded_with_exit_2(
     assert [r.session_id for r in read_results(out)] == ["b-0001", "b-0002", "b-0003"]
 
 
+def test_progress_of_a_file_with_bad_lines_ends_at_every_good_session(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = FIXTURES / "bad_sessions.jsonl"
+    code = main(["grade", str(bad), "--out", str(tmp_path / "o.jsonl"), *REPLAY,
+                 "--replay", str(FIXTURES / "recordings")])  # fmt: skip
+    assert code == 2
+    [done] = [line for line in capsys.readouterr().err.splitlines() if line.startswith("done: ")]
+    assert done.startswith("done: 3/3 (100%)")
+
+
 def test_a_replay_miss_is_a_session_error_naming_the_session(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

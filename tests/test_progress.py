@@ -46,10 +46,12 @@ def tick(
     output_tokens: int = 0,
     cost_usd: float | None = 0.0,
     reused: int = 0,
+    skipped: int = 0,
 ) -> None:
     progress.update(
         done=done,
         reused=reused,
+        skipped=skipped,
         errors=errors,
         input_tokens=input_tokens,
         output_tokens=output_tokens,
@@ -224,6 +226,18 @@ def test_resumed_sessions_count_as_done_but_not_towards_the_rate() -> None:
     line = stream.writes[-1]
     # 20 new sessions in 10 s: 2/s; 20 left: 10 s.
     assert "80/100 80%" in line and "2.00 sessions/s" in line and "ETA 10s" in line
+
+
+def test_bad_input_lines_come_off_the_total() -> None:
+    progress, stream, clock = make(total=10, tty=True)
+    clock.advance(1)
+    tick(progress, 2, skipped=4)
+    # 6 sessions in all, 2 done at 2/s: 4 left, 2 s.
+    assert "] 2/6 33%" in stream.writes[-1] and "ETA 2s" in stream.writes[-1]
+    clock.advance(2)
+    tick(progress, 3, skipped=7)
+    progress.close()
+    assert "[####################] 3/3 100%" in stream.writes[-1]
 
 
 def test_done_beyond_total_keeps_the_bar_full() -> None:

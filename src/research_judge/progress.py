@@ -29,6 +29,7 @@ class _Counters:
     output_tokens: int = 0
     cost_usd: float | None = 0.0
     reused: int = 0
+    skipped: int = 0
 
 
 class Progress:
@@ -36,8 +37,9 @@ class Progress:
 
     ``reused`` (in ``update``) counts the sessions of ``done`` that an earlier run had finished (a
     resume): they count towards ``done`` but not towards the rate, which would otherwise start
-    absurdly high. The engine only learns them while reading the input, so they come with every
-    update rather than up front.
+    absurdly high. ``skipped`` counts input lines found bad so far: they come off ``total`` (a
+    count of non-blank lines), so a run with bad lines still ends at 100%. The engine only learns
+    either while reading the input, so they come with every update rather than up front.
     """
 
     def __init__(
@@ -86,10 +88,13 @@ class Progress:
         output_tokens: int,
         cost_usd: float | None,
         reused: int = 0,
+        skipped: int = 0,
     ) -> None:
         if not self.enabled or self._closed:
             return
-        self._counters = _Counters(done, errors, input_tokens, output_tokens, cost_usd, reused)
+        self._counters = _Counters(
+            done, errors, input_tokens, output_tokens, cost_usd, reused, skipped
+        )
         now = self._clock()
         if now < self._next_due:
             return
@@ -124,8 +129,12 @@ class Progress:
             return ("done: " if final else "progress: ") + SEPARATOR.join(parts)
         return _fit(parts, self._width)
 
+    def _expected(self) -> int | None:
+        """The sessions this run will end with: ``total`` less the bad lines found so far."""
+        return None if self._total is None else self._total - self._counters.skipped
+
     def _count_part(self) -> str:
-        done, total = self._counters.done, self._total
+        done, total = self._counters.done, self._expected()
         if total is None:
             return f"{done} done"
         fraction = min(done / total, 1.0) if total > 0 else 1.0
@@ -136,8 +145,9 @@ class Progress:
         return f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{total} {percent}"
 
     def _eta(self, rate: float | None) -> str:
-        assert self._total is not None
-        remaining = self._total - self._counters.done
+        expected = self._expected()
+        assert expected is not None
+        remaining = expected - self._counters.done
         if remaining <= 0:
             return format_duration(0)
         if not rate:

@@ -93,6 +93,7 @@ async def grade_file(
         progress.update(
             done=stats.reused + stats.graded,
             reused=stats.reused,
+            skipped=len(stats.input_errors),
             errors=stats.errors,
             input_tokens=stats.input_tokens,
             output_tokens=stats.output_tokens,
@@ -136,6 +137,7 @@ async def grade_file(
                 stats.input_errors.append(item)
                 if on_input_error:
                     on_input_error(item)
+                report()
                 continue
             stats.selected += 1
             stats.order.append(item.id)
