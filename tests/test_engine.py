@@ -6,6 +6,7 @@ import asyncio
 import io
 import json
 import random
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from research_judge.engine import (
 )
 from research_judge.errors import (
     ApiError,
+    ConfigError,
     InputFileError,
     ProviderDownError,
     RateLimitError,
@@ -33,6 +35,7 @@ from research_judge.errors import (
 from research_judge.judge import Judge
 from research_judge.pricing import PriceTable
 from research_judge.progress import Progress
+from research_judge.prompts import PromptSet, default_prompts_dir
 from research_judge.results import read_results
 from research_judge.sessions import Session
 
@@ -284,6 +287,23 @@ async def test_a_provider_that_is_down_stops_the_run_with_a_resumable_file(
     graded = read_results(out)
     assert [r.session_id for r in graded][:3] == ["s-0", "s-1", "s-2"]
     assert calls["n"] < 40  # stopped early instead of failing all twenty sessions
+
+
+async def test_a_prompt_template_that_cannot_render_stops_the_run_naming_the_file(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "prompts"
+    shutil.copytree(default_prompts_dir(), folder)
+    template = folder / "scoring.user.j2"
+    template.write_text(template.read_text() + "{{ qestion }}\n")  # a typo of a user's template
+    client = ScriptedJudge(good_responder)
+    src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(5)])
+    out = tmp_path / "o.jsonl"
+    with pytest.raises(ConfigError, match="qestion") as caught:
+        await grade_file(src, out, Judge(client, prompts=PromptSet(folder)), RunOptions())
+    assert str(caught.value).startswith(f"{template}: ")
+    assert client.history == []  # nothing was sent for a request that could not be built
+    assert not out.exists()  # no session recorded as an "internal error"
 
 
 @pytest.mark.parametrize("status", [401, 403, 404, 407])

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InputFileError, ProviderDownError
+from ..errors import ConfigError, InputFileError, ProviderDownError
 from ..judge import Judge
 from ..progress import Progress
 from ..results import Result
@@ -114,7 +114,9 @@ async def grade_file(
     async def grade_one(index: int, session: Session, reserved: float) -> None:
         try:
             result = await judge.grade(session)
-        except ProviderDownError as exc:
+        except (ProviderDownError, ConfigError) as exc:
+            # The provider is gone, or a prompt template cannot render this session (the
+            # user's template, e.g. a misspelt variable): the next session would fare the same.
             fatal.append(exc)
             # This session will never be written: free its place in the reorder window, or a
             # submission loop waiting for that place would wait for ever.
@@ -171,6 +173,6 @@ async def grade_file(
     stats.rewritten = out.finalize(stats.order)
     progress.close()
     if fatal:
-        stats.stopped = "provider_down"
+        stats.stopped = "provider_down" if isinstance(fatal[0], ProviderDownError) else "config"
         raise fatal[0]
     return stats
