@@ -51,6 +51,9 @@ def test_errors_are_counted_by_kind_and_left_out_of_rates_and_means() -> None:
     text = format_summary(s)
     assert "errors 3 (api 2, judge_output 1)" in text
     assert "pass rate 50% (1/2)" in text
+    lines = text.splitlines()
+    assert "ratios   relevance 1.00  utilization 0.50  grounding 1.00" in lines
+    assert "scores   effectiveness 3.00  fluff 2.00  structure 2.00  (1-3)" in lines
 
 
 def test_nothing_graded_gives_undefined_numbers_not_zeros() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .results import CRITERIA, RATIO_NAMES, Result
+from .results import CRITERIA, RATIO_NAMES, SCORE_NAMES, Result
 
 
 @dataclass
@@ -74,12 +74,8 @@ def format_summary(s: Summary) -> str:
         f"sessions {s.sessions}: graded {s.graded}, errors {s.errors}"
         + (f" ({kinds})" if kinds else ""),
         f"pass rate {pct(s.pass_rate)} ({s.passed}/{s.graded})",
-        "ratios   relevance {}  utilization {}  grounding {}".format(
-            *(num(s.means[n]) for n in ("relevance", "utilization", "grounding"))
-        ),
-        "scores   effectiveness {}  fluff {}  structure {}  (1-3)".format(
-            *(num(s.means[n]) for n in ("effectiveness", "fluff", "structure"))
-        ),
+        "ratios   " + "  ".join(f"{n} {num(s.means[n])}" for n in RATIO_NAMES),
+        "scores   " + "  ".join(f"{n} {num(s.means[n])}" for n in SCORE_NAMES) + "  (1-3)",
         f"evidence quotes verified {pct(s.evidence_verified)}",
     ]
     return "\n".join(lines)
