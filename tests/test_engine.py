@@ -236,6 +236,27 @@ async def test_a_changed_judge_regrades_and_leaves_one_line_per_session(tmp_path
     assert [r.judge.model for r in results if r.judge] == ["another-model"] * 3
 
 
+async def test_under_a_budget_each_session_is_rendered_once_for_estimate_and_calls(
+    tmp_path: Path,
+) -> None:
+    prices = PriceTable.load()
+    judge = Judge(ScriptedJudge(good_responder, provider="openai", model="gpt-4o"), prices=prices)
+    rendered: list[str] = []
+    render = judge.first_requests
+
+    def counting_render(s: Session) -> tuple[JudgeRequest, JudgeRequest]:
+        rendered.append(s.id)
+        return render(s)
+
+    judge.first_requests = counting_render  # type: ignore[method-assign]
+    src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(6)])
+    budget = Budget(100.0, Estimator(judge, prices))
+    stats = await grade_file(src, tmp_path / "o.jsonl", judge, RunOptions(), budget=budget)
+    assert stats.graded == 6 and stats.errors == 0
+    assert sorted(rendered) == [f"s-{i}" for i in range(6)]  # once each, not twice
+    assert budget.spent > 0 and budget.reserved == pytest.approx(0.0)
+
+
 async def test_max_cost_stops_before_the_budget_and_leaves_a_resumable_file(
     tmp_path: Path,
 ) -> None:
@@ -289,18 +310,22 @@ async def test_a_provider_that_is_down_stops_the_run_with_a_resumable_file(
     assert calls["n"] < 40  # stopped early instead of failing all twenty sessions
 
 
+@pytest.mark.parametrize("with_budget", [False, True])
 async def test_a_prompt_template_that_cannot_render_stops_the_run_naming_the_file(
-    tmp_path: Path,
+    tmp_path: Path, with_budget: bool
 ) -> None:
     folder = tmp_path / "prompts"
     shutil.copytree(default_prompts_dir(), folder)
     template = folder / "scoring.user.j2"
     template.write_text(template.read_text() + "{{ qestion }}\n")  # a typo of a user's template
-    client = ScriptedJudge(good_responder)
+    client = ScriptedJudge(good_responder, provider="openai", model="gpt-4o")
+    judge = Judge(client, prompts=PromptSet(folder))
+    prices = PriceTable.load()
+    budget = Budget(1.0, Estimator(judge, prices)) if with_budget else None
     src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(5)])
     out = tmp_path / "o.jsonl"
     with pytest.raises(ConfigError, match="qestion") as caught:
-        await grade_file(src, out, Judge(client, prompts=PromptSet(folder)), RunOptions())
+        await grade_file(src, out, judge, RunOptions(), budget=budget)
     assert str(caught.value).startswith(f"{template}: ")
     assert client.history == []  # nothing was sent for a request that could not be built
     assert not out.exists()  # no session recorded as an "internal error"

@@ -131,8 +131,12 @@ class Judge:
 
     # --- grading ------------------------------------------------------------------------------
 
-    async def grade(self, session: Session) -> Result:
-        counting_request, scoring_request = self.first_requests(session)
+    async def grade(
+        self, session: Session, first: tuple[JudgeRequest, JudgeRequest] | None = None
+    ) -> Result:
+        """Grade one session; ``first`` is its ``first_requests`` when the caller already
+        rendered them (the engine does, to estimate cost under ``--max-cost``)."""
+        counting_request, scoring_request = first or self.first_requests(session)
         ids = session.reference_ids
         counted, scored = await asyncio.gather(
             self._ask(counting_request, lambda text: parse_counting(text, ids)),

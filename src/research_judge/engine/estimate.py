@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..clients.base import Usage
+from ..clients.base import JudgeRequest, Usage
 from ..errors import ConfigError
 from ..judge import Judge
 from ..pricing import PriceTable
@@ -30,8 +30,11 @@ class Estimator:
         self.judge = judge
         self.prices = prices
 
-    def session(self, session: Session) -> Estimate:
-        counting, scoring = self.judge.first_requests(session)
+    def session(
+        self, session: Session, requests: tuple[JudgeRequest, JudgeRequest] | None = None
+    ) -> Estimate:
+        """The estimate for one session; ``requests``: its already rendered first requests."""
+        counting, scoring = requests or self.judge.first_requests(session)
         input_tokens = estimate_request(counting) + estimate_request(scoring)
         output_tokens = estimate_output_tokens(
             "counting", len(session.trajectory), guess_claim_count(session.answer)
@@ -58,9 +61,11 @@ class Budget:
         self.spent = 0.0
         self.reserved = 0.0
 
-    def reserve(self, session: Session) -> float | None:
+    def reserve(
+        self, session: Session, requests: tuple[JudgeRequest, JudgeRequest] | None = None
+    ) -> float | None:
         """The reserved amount, or None when this session would break the budget."""
-        amount = self.estimator.session(session).cost_usd or 0.0
+        amount = self.estimator.session(session, requests).cost_usd or 0.0
         if self.spent + self.reserved + amount > self.limit:
             return None
         self.reserved += amount

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..clients.base import JudgeRequest
 from ..errors import ConfigError, InputFileError, ProviderDownError
 from ..judge import Judge
 from ..progress import Progress
@@ -20,6 +21,8 @@ from ..sessions import Session
 from .estimate import Budget
 from .output import ResultsFile
 from .select import Selection, selected_sessions
+
+FirstRequests = tuple[JudgeRequest, JudgeRequest]
 
 
 @dataclass(frozen=True)
@@ -111,9 +114,11 @@ async def grade_file(
         out.flush()
         report()
 
-    async def grade_one(index: int, session: Session, reserved: float) -> None:
+    async def grade_one(
+        index: int, session: Session, reserved: float, first: FirstRequests | None
+    ) -> None:
         try:
-            result = await judge.grade(session)
+            result = await judge.grade(session, first)
         except (ProviderDownError, ConfigError) as exc:
             # The provider is gone, or a prompt template cannot render this session (the
             # user's template, e.g. a misspelt variable): the next session would fare the same.
@@ -149,9 +154,15 @@ async def grade_file(
                 continue
             if fatal:
                 break
-            reserved = 0.0
+            reserved, first = 0.0, None
             if budget is not None:
-                amount = budget.reserve(item)
+                # Rendered once, for the estimate and then for the calls themselves.
+                try:
+                    first = judge.first_requests(item)
+                except ConfigError as exc:  # a user template that cannot render this session
+                    fatal.append(exc)
+                    break
+                amount = budget.reserve(item, first)
                 if amount is None:
                     stats.stopped = "budget"
                     break
@@ -161,7 +172,7 @@ async def grade_file(
             if fatal:
                 in_flight.release()
                 break
-            task = asyncio.create_task(grade_one(submitted, item, reserved))
+            task = asyncio.create_task(grade_one(submitted, item, reserved, first))
             tasks.add(task)
             task.add_done_callback(tasks.discard)
             submitted += 1
