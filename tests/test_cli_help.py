@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import subprocess
+import sys
 
 import pytest
 
@@ -36,3 +38,19 @@ def test_help_exits_zero(verb: list[str], capsys: pytest.CaptureFixture[str]) ->
         main([*verb, "--help"])
     assert exit_info.value.code == 0
     assert "usage: research-judge" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("verb", ["grade", "validate", "compare", "report", "tasks"])
+def test_help_loads_no_network_or_statistics_library(verb: str) -> None:
+    code = (
+        "import sys\n"
+        "from research_judge.cli import main\n"
+        "try:\n"
+        f"    main([{verb!r}, '--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = ('aiohttp', 'anthropic', 'openai', 'numpy', 'scipy', 'sklearn')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]"
