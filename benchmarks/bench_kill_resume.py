@@ -22,7 +22,7 @@ from pathlib import Path
 
 from judge_replies import prompt_hash, write_sessions
 from pipeline import MODEL, Figure, first_requests
-from research_judge.results import read_results
+from research_judge.results.model import read_results
 from server_process import BENCH_DIR, FakeServerProcess
 
 CLI = BENCH_DIR.parent / ".venv" / "bin" / "research-judge"

@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 from sklearn.metrics import cohen_kappa_score
 
-from research_judge.validate.intervals import (
+from research_judge.stats.intervals import (
     kappa_from_counts,
     percentile_interval,
     stratified_bootstrap,

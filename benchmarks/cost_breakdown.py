@@ -19,13 +19,13 @@ from judge_replies import counting_reply, scoring_reply
 from pipeline import DUMMY_KEY, MODEL
 from research_judge.clients.base import JudgeRequest
 from research_judge.clients.openai import OpenAIJudge
+from research_judge.cost.prices import PriceTable
 from research_judge.engine import ResilientClient, RunOptions, grade_file
-from research_judge.evidence import EvidenceChecker
-from research_judge.judge import Judge
-from research_judge.pricing import PriceTable
-from research_judge.results import Result
-from research_judge.sessions import Session, iter_sessions
-from research_judge.verdicts import parse_counting, parse_scoring
+from research_judge.judge.evidence import EvidenceChecker
+from research_judge.judge.grader import Judge
+from research_judge.judge.verdicts import parse_counting, parse_scoring
+from research_judge.results.model import Result
+from research_judge.sessions.model import Session, iter_sessions
 
 
 def breakdown(sessions_path: Path, workdir: Path, concurrency: int = 40) -> list[tuple[str, float]]:

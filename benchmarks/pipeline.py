@@ -17,10 +17,10 @@ from judge_replies import MODEL
 from research_judge.clients.base import JudgeRequest
 from research_judge.clients.openai import OpenAIJudge
 from research_judge.clients.scripted import ScriptedJudge
+from research_judge.cost.prices import PriceTable
 from research_judge.engine import ResilientClient, RunOptions, RunStats, grade_file
-from research_judge.judge import Judge
-from research_judge.pricing import PriceTable
-from research_judge.sessions import Session, iter_sessions
+from research_judge.judge.grader import Judge
+from research_judge.sessions.model import Session, iter_sessions
 
 __all__ = [
     "DUMMY_KEY",

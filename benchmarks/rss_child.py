@@ -23,9 +23,9 @@ import time
 from pathlib import Path
 
 from instant_client import InstantClient
+from research_judge.cost.prices import PriceTable
 from research_judge.engine import ResilientClient, RunOptions, RunStats, grade_file
-from research_judge.judge import Judge
-from research_judge.pricing import PriceTable
+from research_judge.judge.grader import Judge
 
 
 async def grade(args: argparse.Namespace) -> RunStats:

@@ -25,7 +25,7 @@ from typing import Any
 from research_judge.clients import RecordingJudge, ScriptedJudge
 from research_judge.clients.base import JudgeRequest
 from research_judge.engine import RunOptions, grade_file
-from research_judge.judge import Judge
+from research_judge.judge.grader import Judge
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"

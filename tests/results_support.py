@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from research_judge.results import Result
+from research_judge.results.model import Result
 
 JUDGE: dict[str, Any] = {
     "provider": "openai",

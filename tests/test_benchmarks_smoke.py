@@ -17,10 +17,10 @@ import pytest
 
 from research_judge.clients.openai import OpenAIJudge
 from research_judge.clients.scripted import ScriptedJudge
-from research_judge.evidence import EvidenceChecker
-from research_judge.judge import Judge
-from research_judge.sessions import Session, iter_sessions
-from research_judge.verdicts import parse_counting, parse_scoring
+from research_judge.judge.evidence import EvidenceChecker
+from research_judge.judge.grader import Judge
+from research_judge.judge.verdicts import parse_counting, parse_scoring
+from research_judge.sessions.model import Session, iter_sessions
 
 BENCH_DIR = Path(__file__).resolve().parents[1] / "benchmarks"
 

@@ -12,7 +12,7 @@ import pytest
 
 from research_judge.cli import build_parser, main
 from research_judge.cli._grading import execute
-from research_judge.results import read_results
+from research_judge.results.model import read_results
 from research_judge.testing.fake_openai import FakeOpenAIServer
 
 from support import body_responder, session, write_sessions

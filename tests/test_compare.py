@@ -9,7 +9,7 @@ import pytest
 
 from research_judge.compare import compare_runs, render_text
 from research_judge.errors import ConfigError
-from research_judge.results import Result
+from research_judge.results.model import Result
 from results_support import JUDGE, make_result
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from research_judge.clients import ScriptedJudge
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Message
+from research_judge.cost.prices import PriceTable
 from research_judge.engine import (
     AdaptiveLimiter,
     Budget,
@@ -24,6 +25,7 @@ from research_judge.engine import (
     Selection,
     grade_file,
 )
+from research_judge.engine.progress import Progress
 from research_judge.errors import (
     ApiError,
     ConfigError,
@@ -32,12 +34,10 @@ from research_judge.errors import (
     RateLimitError,
     TransientApiError,
 )
-from research_judge.judge import Judge
-from research_judge.pricing import PriceTable
-from research_judge.progress import Progress
-from research_judge.prompts import PromptSet, default_prompts_dir
-from research_judge.results import read_results
-from research_judge.sessions import Session
+from research_judge.judge.grader import Judge
+from research_judge.judge.prompts import PromptSet, default_prompts_dir
+from research_judge.results.model import read_results
+from research_judge.sessions.model import Session
 
 from support import good_responder, session, write_sessions
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from research_judge.evidence import CheckedVerdict, EvidenceChecker, fold, occurs_in
-from research_judge.sessions import Session
-from research_judge.verdicts import Verdict
+from research_judge.judge.evidence import CheckedVerdict, EvidenceChecker, fold, occurs_in
+from research_judge.judge.verdicts import Verdict
+from research_judge.sessions.model import Session
 
 SOURCE = (
     "In winter, cold reduces the usable capacity of a lithium-ion battery by 20-30%. "
@@ -260,7 +260,7 @@ def test_the_cheap_verbatim_test_never_accepts_what_the_full_fold_rejects() -> N
     # only sound if every cheap hit is also a hit of the full fold. Probe with tricky tokens.
     import random
 
-    from research_judge.evidence import _light_quote, _Text
+    from research_judge.judge.evidence import _light_quote, _Text
 
     pool = [
         "1.5", "5", "million", "-20", "\u221220", "20", "°C", "1,000", "1000", "1.000", "e.g.",

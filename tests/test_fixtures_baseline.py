@@ -22,7 +22,7 @@ import pytest
 import test_fixtures as v12
 from research_judge.cli import main
 from research_judge.compare import compare_runs
-from research_judge.results import read_results
+from research_judge.results.model import read_results
 from test_fixtures import (
     CRITERIA,
     FIXTURES,

@@ -9,11 +9,11 @@ import pytest
 
 from research_judge.clients import ScriptedJudge, ScriptExhausted
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
+from research_judge.cost.prices import PriceTable
 from research_judge.errors import ApiError, JudgeRefusal, ReplayMissError
-from research_judge.judge import Judge, JudgeSettings
-from research_judge.policy import VerdictPolicy
-from research_judge.pricing import PriceTable
-from research_judge.sessions import Session
+from research_judge.judge.grader import Judge, JudgeSettings
+from research_judge.judge.policy import VerdictPolicy
+from research_judge.sessions.model import Session
 
 from support import counting_reply, good_responder, ref_ids_in, scoring_reply, session
 

@@ -16,8 +16,8 @@ import pytest
 from research_judge.clients import ScriptedJudge
 from research_judge.clients.base import JudgeRequest
 from research_judge.engine import RunOptions, grade_file
-from research_judge.judge import Judge
-from research_judge.results import read_results
+from research_judge.judge.grader import Judge
+from research_judge.results.model import read_results
 
 from support import good_responder, session, write_sessions
 
@@ -27,7 +27,7 @@ sys.path.insert(0, {tests!r})
 from support import good_responder
 from research_judge.clients import ScriptedJudge
 from research_judge.engine import RunOptions, grade_file
-from research_judge.judge import Judge
+from research_judge.judge.grader import Judge
 
 sent = open({sent!r}, "a", buffering=1)
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from research_judge.errors import ConfigError
-from research_judge.policy import VerdictPolicy, load_policy
-from research_judge.ratios import Ratios
-from research_judge.verdicts import Score
+from research_judge.judge.policy import VerdictPolicy, load_policy
+from research_judge.judge.ratios import Ratios
+from research_judge.judge.verdicts import Score
 
 GOOD_RATIOS = Ratios(relevance=1.0, utilization=1.0, grounding=1.0)
 

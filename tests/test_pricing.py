@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from research_judge.clients.base import Usage
+from research_judge.cost.prices import ModelPrice, PriceTable
 from research_judge.errors import InputFileError
-from research_judge.pricing import ModelPrice, PriceTable
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ import io
 
 import pytest
 
-from research_judge.progress import (
+from research_judge.engine.progress import (
     Progress,
     format_cost,
     format_count,

@@ -17,9 +17,9 @@ import pytest
 from research_judge.clients.base import JudgeRequest
 from research_judge.clients.scripted import ScriptedJudge
 from research_judge.errors import ConfigError
-from research_judge.judge import Judge
-from research_judge.prompts import CALLS, PromptSet, default_prompts_dir
-from research_judge.sessions import Session
+from research_judge.judge.grader import Judge
+from research_judge.judge.prompts import CALLS, PromptSet, default_prompts_dir
+from research_judge.sessions.model import Session
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 TEMPLATES = (
@@ -338,7 +338,7 @@ def test_built_wheel_ships_the_prompts_and_finds_them_when_installed(tmp_path: P
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(target)
     probe = (
-        "from research_judge.prompts import PromptSet, default_prompts_dir; "
+        "from research_judge.judge.prompts import PromptSet, default_prompts_dir; "
         "PromptSet(); print(default_prompts_dir())"
     )
     env = {**os.environ, "PYTHONPATH": str(target)}

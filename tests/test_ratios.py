@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from research_judge.ratios import Ratios, compute_ratios
+from research_judge.judge.ratios import Ratios, compute_ratios
 
 Pair = tuple[str, bool]
 

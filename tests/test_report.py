@@ -13,7 +13,7 @@ from research_judge.report.agreement import agreement_view
 from research_judge.report.distributions import ratio_bin
 from research_judge.report.svg import bar_chart
 from research_judge.report.worst import MAX_PROBLEMS_SHOWN, problems_of
-from research_judge.results import Result
+from research_judge.results.model import Result
 from results_support import make_result
 
 EVIL = 'Why <script>alert("x")</script> & <img src="http://evil.example/p.png"> | *bold*?'

@@ -12,7 +12,7 @@ from report_support import SECTIONS, scan
 from research_judge.cli import main
 from research_judge.errors import ConfigError
 from research_judge.report import write_report
-from research_judge.results import Result
+from research_judge.results.model import Result
 from results_support import make_result, write_results
 
 QUESTION = "Does <script>document.title='pwned'</script> run?"

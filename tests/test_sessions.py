@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from research_judge.errors import InputFileError
-from research_judge.sessions import Reference, Session, iter_sessions
+from research_judge.sessions.model import Reference, Session, iter_sessions
 
 
 def good(sid: str = "s-1", **extra: Any) -> dict[str, Any]:

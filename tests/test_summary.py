@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from research_judge.results import Result
-from research_judge.summary import format_summary, summarize
+from research_judge.results.model import Result
+from research_judge.results.summary import format_summary, summarize
 
 
 def graded(sid: str, verdict: str, grounding: float | None, fluff: int) -> Result:

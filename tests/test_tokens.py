@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from research_judge.clients.base import JudgeRequest, Message
-from research_judge.tokens import (
+from research_judge.cost.tokens import (
     MESSAGE_OVERHEAD_TOKENS,
     estimate_output_tokens,
     estimate_request,
@@ -37,7 +37,7 @@ def test_estimate_never_decreases_as_text_grows() -> None:
 def test_importing_tokens_does_not_load_the_clients_package() -> None:
     # clients/scripted.py may import estimate_tokens from here; if this module imported the
     # clients package at load time, whichever of the two loaded first would break the other.
-    code = "import sys, research_judge.tokens; print('research_judge.clients' in sys.modules)"
+    code = "import sys, research_judge.cost.tokens; print('research_judge.clients' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

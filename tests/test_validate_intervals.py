@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from research_judge.validate.intervals import (
+from research_judge.stats.intervals import (
     kappa_from_counts,
     kappa_se,
     normal_interval,

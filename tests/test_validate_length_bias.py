@@ -8,7 +8,7 @@ import pytest
 from scipy.optimize import minimize
 from scipy.stats import spearmanr
 
-from research_judge.results import SCORE_NAMES
+from research_judge.results.model import SCORE_NAMES
 from research_judge.validate.dataset import Paired
 from research_judge.validate.length_bias import length_bias
 

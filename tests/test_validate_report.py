@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from research_judge.errors import ConfigError
-from research_judge.results import Result
+from research_judge.results.model import Result
 from research_judge.validate import HumanLabel, Labels, render_text, validate_run
 from research_judge.validate.dataset import MAX_IDS_LISTED
 from results_support import VALIDATE_CONTRACT_KEYS

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from research_judge.errors import InvalidJudgeOutput
-from research_judge.verdicts import (
+from research_judge.judge.verdicts import (
     COUNTING_SCHEMA,
     CRITERIA,
     SCORING_SCHEMA,

@@ -14,14 +14,14 @@ __version__ = "0.1.0"
 # name -> module that defines it
 _EXPORTS = {
     # ingest and the judge
-    "Session": "sessions",
-    "Reference": "sessions",
-    "iter_sessions": "sessions",
-    "Judge": "judge",
-    "JudgeSettings": "judge",
-    "VerdictPolicy": "policy",
-    "load_policy": "policy",
-    "PromptSet": "prompts",
+    "Session": "sessions.model",
+    "Reference": "sessions.model",
+    "iter_sessions": "sessions.model",
+    "Judge": "judge.grader",
+    "JudgeSettings": "judge.grader",
+    "VerdictPolicy": "judge.policy",
+    "load_policy": "judge.policy",
+    "PromptSet": "judge.prompts",
     # clients
     "JudgeClient": "clients.base",
     "JudgeRequest": "clients.base",
@@ -34,8 +34,8 @@ _EXPORTS = {
     "grade_file": "engine",
     "RunOptions": "engine",
     "Selection": "engine",
-    "Result": "results",
-    "read_results": "results",
+    "Result": "results.model",
+    "read_results": "results.model",
     # downstream
     "read_labels": "validate",
     "validate_run": "validate",
@@ -97,10 +97,10 @@ if TYPE_CHECKING:
     from .compare import compare_runs
     from .engine import RunOptions, Selection, grade_file
     from .errors import ApiError, JudgeError, ResearchJudgeError, UserError
-    from .judge import Judge, JudgeSettings
-    from .policy import VerdictPolicy, load_policy
-    from .prompts import PromptSet
+    from .judge.grader import Judge, JudgeSettings
+    from .judge.policy import VerdictPolicy, load_policy
+    from .judge.prompts import PromptSet
     from .report import write_report
-    from .results import Result, read_results
-    from .sessions import Reference, Session, iter_sessions
+    from .results.model import Result, read_results
+    from .sessions.model import Reference, Session, iter_sessions
     from .validate import read_labels, validate_run

@@ -15,6 +15,7 @@ from typing import TextIO
 from ..clients import ReplayJudge, make_client
 from ..clients.base import JudgeClient, JudgeRequest, JudgeResponse
 from ..clients.recording import RecordingJudge
+from ..cost.prices import PriceTable
 from ..engine import (
     Budget,
     CachingJudge,
@@ -26,15 +27,14 @@ from ..engine import (
     grade_file,
     parse_where,
 )
+from ..engine.progress import Progress
 from ..engine.select import selected_sessions
 from ..errors import ConfigError, InputFileError, ProviderDownError
-from ..judge import Judge, JudgeSettings
-from ..policy import VerdictPolicy, load_policy
-from ..pricing import PriceTable
-from ..progress import Progress
-from ..prompts import PromptSet
-from ..results import iter_results
-from ..summary import format_summary, summarize
+from ..judge.grader import Judge, JudgeSettings
+from ..judge.policy import VerdictPolicy, load_policy
+from ..judge.prompts import PromptSet
+from ..results.model import iter_results
+from ..results.summary import format_summary, summarize
 from .grade import EXIT_FAILED_ITEMS, EXIT_OK, EXIT_PROVIDER_DOWN, EXIT_STOPPED, default_cache_dir
 
 

@@ -51,7 +51,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..compare import compare_runs, render_text
-    from ..results import read_results
+    from ..results.model import read_results
 
     baseline = read_results(args.baseline)
     current = read_results(args.current)

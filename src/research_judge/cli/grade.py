@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from ..clients._http import DEFAULT_TIMEOUT
-from ..engine.resilience import RetryPolicy
+from ..clients.resilience import RetryPolicy
 from ..engine.run import RunOptions
 from ..engine.select import Selection
-from ..judge import JudgeSettings
-from ..policy import VerdictPolicy
+from ..judge.grader import JudgeSettings
+from ..judge.policy import VerdictPolicy
 from ._help import DefaultsFormatter
 
 # Flag defaults come from the library's own defaults: one setting, one default.

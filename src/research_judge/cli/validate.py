@@ -57,7 +57,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..results import read_results
+    from ..results.model import read_results
     from ..validate import read_labels, render_text, validate_run
 
     if args.bootstrap < 0:

@@ -15,8 +15,8 @@ from research_judge.clients._http import MODES, AnthropicMode, OpenAIMode, check
 from research_judge.clients.base import JudgeClient, JudgeRequest, JudgeResponse, Message, Usage
 from research_judge.clients.recording import RecordingJudge, ReplayJudge
 from research_judge.clients.scripted import ScriptedJudge, ScriptExhausted
+from research_judge.cost.tokens import estimate_tokens
 from research_judge.errors import ConfigError
-from research_judge.tokens import estimate_tokens
 
 if TYPE_CHECKING:
     from research_judge.clients.anthropic import AnthropicJudge

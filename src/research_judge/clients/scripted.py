@@ -18,8 +18,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeAlias
 
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
+from research_judge.cost.tokens import estimate_tokens
 from research_judge.errors import ResearchJudgeError
-from research_judge.tokens import estimate_tokens
 
 ReplyValue: TypeAlias = str | dict[str, Any] | JudgeResponse | BaseException
 Responder: TypeAlias = Callable[[JudgeRequest], ReplyValue | Awaitable[ReplyValue]]

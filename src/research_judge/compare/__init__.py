@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..stats.paired import PairedTest
 from .core import (
     DEFAULT_CRITICAL_THRESHOLD,
     DEFAULT_THRESHOLD,
@@ -10,7 +11,6 @@ from .core import (
     compare_runs,
 )
 from .model import Comparison, Flag, MetricDelta, SessionMove
-from .paired import PairedTest
 from .text import render_text
 
 __all__ = [

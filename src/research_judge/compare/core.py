@@ -20,10 +20,10 @@ from collections.abc import Iterable, Sequence
 from statistics import fmean
 
 from ..errors import ConfigError
-from ..results import CRITERIA, Result
+from ..results.model import CRITERIA, Result
+from ..stats.paired import PairedTest, mcnemar_exact, signed_rank
 from .judges import RunJudges, describe_change, judge_changed
 from .model import JUDGE_CHANGED, Comparison, Flag, MetricDelta, SessionMove
-from .paired import PairedTest, mcnemar_exact, signed_rank
 
 PASS_RATE = "pass_rate"
 _FLOAT_SLACK = 1e-9

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..results import JudgeInfo, Result
+from ..results.model import JudgeInfo, Result
 
 
 @dataclass(frozen=True)

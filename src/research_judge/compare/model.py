@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .paired import PairedTest
+from ..stats.paired import PairedTest
 
 Severity = Literal["warning", "critical"]
 # Said wherever a comparison is shown (text, warnings, HTML, Markdown) when the judges differ.

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .cache import CachingJudge
-from .estimate import Budget, Estimate, Estimator
-from .resilience import AdaptiveLimiter, ResilientClient, RetryPolicy
+from ..clients.cache import CachingJudge
+from ..clients.resilience import AdaptiveLimiter, ResilientClient, RetryPolicy
+from ..cost.estimate import Budget, Estimate, Estimator
 from .run import RunOptions, RunStats, grade_file
 from .select import Selection, parse_where
 

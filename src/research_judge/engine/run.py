@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..clients.base import JudgeRequest
+from ..cost.estimate import Budget
 from ..errors import ConfigError, InputFileError, ProviderDownError
-from ..judge import Judge
-from ..progress import Progress
-from ..results import Result
-from ..sessions import Session
-from .estimate import Budget
-from .output import ResultsFile
+from ..judge.grader import Judge
+from ..results.model import Result
+from ..results.output import ResultsFile
+from ..sessions.model import Session
+from .progress import Progress
 from .select import Selection, selected_sessions
 
 FirstRequests = tuple[JudgeRequest, JudgeRequest]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ConfigError, InputFileError
-from ..sessions import Session, iter_sessions
+from ..sessions.model import Session, iter_sessions
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..compare import DEFAULT_THRESHOLD
 from ..errors import ConfigError
-from ..results import read_results
+from ..results.model import read_results
 from .data import DEFAULT_WORST, ReportData, build_report
 from .render import MARKDOWN_WORST, render_html, render_markdown
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..compare import DEFAULT_THRESHOLD, Comparison, compare_runs
 from ..compare.model import JUDGE_CHANGED
-from ..results import Result
+from ..results.model import Result
 from .agreement import AgreementView, agreement_view
 from .distributions import CriteriaCharts, criteria_charts
 from .summary import CostSummary, ErrorLine, Headline, JudgeLine, cost, errors, headline, judges

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..results import RATIO_NAMES, SCORE_NAMES, Result
+from ..results.model import RATIO_NAMES, SCORE_NAMES, Result
 from .svg import BarChart, bar_chart
 
 # Five equal-width bins over [0, 1]; the last one is closed so a ratio of exactly 1 lands in it.

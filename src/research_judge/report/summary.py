@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..compare.judges import RunJudges
-from ..results import RATIO_NAMES, SCORE_NAMES, Result
-from ..summary import summarize
+from ..results.model import RATIO_NAMES, SCORE_NAMES, Result
+from ..results.summary import summarize
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..compare import combined_value
-from ..results import CRITERIA, SCORE_NAMES, Result
+from ..results.model import CRITERIA, SCORE_NAMES, Result
 
 MAX_PROBLEMS_SHOWN = 12
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, TypeAlias
 
-from research_judge.tokens import estimate_tokens
+from research_judge.cost.tokens import estimate_tokens
 
 _REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests"}
 

@@ -15,8 +15,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from ..compare.paired import mcnemar_exact
-from .intervals import (
+from ..stats.intervals import (
     BootstrapCounts,
     FloatArray,
     Interval,
@@ -27,6 +26,7 @@ from .intervals import (
     stratified_bootstrap,
     wilson,
 )
+from ..stats.paired import mcnemar_exact
 
 Direction = Literal["lenient", "strict", "balanced"]
 LANDIS_KOCH = (  # upper bound of each band, Landis & Koch (1977)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from ..results import SCORE_NAMES, Result
+from ..results.model import SCORE_NAMES, Result
 from .labels import Labels
 
 MAX_IDS_LISTED = 20  # enough to find the rows; a long list would drown the report

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ..stats.intervals import Z95, Interval
 from .agreement import PassFailStats
-from .intervals import Z95, Interval
 
 TARGET_HALF_WIDTH = 0.10
 MIN_CLASS_ITEMS = 30

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from .._files import read_text
 from ..errors import InputFileError
-from ..results import SCORE_NAMES
+from ..results.model import SCORE_NAMES
 
 HumanVerdict = Literal["pass", "fail"]
 REQUIRED_COLUMNS = ("session_id", "label")

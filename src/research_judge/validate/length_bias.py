@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from ..stats.intervals import Z95, Interval
 from .dataset import Paired
-from .intervals import Z95, Interval
 
 MIN_FIT_N = 30  # below this a two-predictor logistic fit is noise
 MIN_VERDICTS_EACH = 5  # fewest judge passes and fails the fit sample may hold

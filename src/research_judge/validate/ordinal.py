@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from .intervals import Interval, wilson
+from ..stats.intervals import Interval, wilson
 
 SCALE = [1, 2, 3]
 

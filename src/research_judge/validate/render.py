@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from ..stats.intervals import Interval
 from .agreement import PassFailStats
 from .dataset import ExcludedGroup, Exclusions
 from .guidance import RULE_OF_THUMB, Guidance
-from .intervals import Interval
 from .length_bias import LengthBias
 from .ordinal import CriterionAgreement
 from .report import ValidationReport

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ConfigError
-from ..results import Result
+from ..results.model import Result
 from .agreement import PassFailStats, headline, pass_fail_stats
 from .dataset import Exclusions, pair
 from .guidance import Guidance, guidance

@@ -18,9 +18,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ._files import read_text
-from .clients.base import Usage
-from .errors import InputFileError
+from .._files import read_text
+from ..clients.base import Usage
+from ..errors import InputFileError
 
 TOKENS_PER_UNIT = 1_000_000  # prices are quoted per million tokens
 

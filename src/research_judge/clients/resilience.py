@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 from tenacity.wait import wait_base, wait_random_exponential
 
-from ..clients.base import JudgeClient, JudgeRequest, JudgeResponse
 from ..errors import ApiError, ProviderDownError, RateLimitError, TransientApiError
+from .base import JudgeClient, JudgeRequest, JudgeResponse
 
 # Rejected key, forbidden model or endpoint, unknown model or URL, proxy wanting credentials:
 # every later call would get the same answer.

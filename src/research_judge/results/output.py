@@ -19,7 +19,7 @@ from typing import IO
 from pydantic import ValidationError
 
 from ..errors import InputFileError
-from ..results import Result
+from .model import Result
 
 # Errors that say nothing about the session itself: worth another try on any resume.
 TRANSIENT_ERROR_KINDS = frozenset({"api", "internal"})

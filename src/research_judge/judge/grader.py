@@ -14,9 +14,10 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
-from ._canonical import content_hash
-from .clients.base import CallKind, JudgeClient, JudgeRequest, Message, Usage
-from .errors import (
+from .._canonical import content_hash
+from ..clients.base import CallKind, JudgeClient, JudgeRequest, Message, Usage
+from ..cost.prices import PriceTable
+from ..errors import (
     ApiError,
     ConfigError,
     InvalidJudgeOutput,
@@ -25,13 +26,12 @@ from .errors import (
     ReplayMissError,
     ResearchJudgeError,
 )
+from ..results.model import UNDEFINED_RATIOS, Result
+from ..sessions.model import Session
 from .evidence import CheckedVerdict, EvidenceChecker
 from .policy import VerdictPolicy
-from .pricing import PriceTable
 from .prompts import PromptSet
 from .ratios import compute_ratios
-from .results import UNDEFINED_RATIOS, Result
-from .sessions import Session
 from .verdicts import COUNTING_SCHEMA, SCORING_SCHEMA, Score, Verdict, parse_counting, parse_scoring
 
 T = TypeVar("T")

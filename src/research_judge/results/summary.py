@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .results import CRITERIA, RATIO_NAMES, SCORE_NAMES, Result
+from .model import CRITERIA, RATIO_NAMES, SCORE_NAMES, Result
 
 
 @dataclass

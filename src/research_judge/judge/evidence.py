@@ -12,7 +12,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .sessions import Session
+from ..sessions.model import Session
 from .verdicts import Verdict
 
 # A number keeps its sign, decimal point and thousands separators, so "5 million" is not found in

@@ -20,7 +20,7 @@ from pydantic import (
     model_validator,
 )
 
-from .errors import InputFileError
+from ..errors import InputFileError
 
 
 class Reference(BaseModel):

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
-from .errors import InvalidJudgeOutput
+from ..errors import InvalidJudgeOutput
 
 Check = Literal["relevant", "used", "grounded"]
 Answer = Literal["yes", "no"]

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 from ..clients.base import JudgeRequest, Usage
 from ..errors import ConfigError
-from ..judge import Judge
-from ..pricing import PriceTable
-from ..sessions import Session
-from ..tokens import estimate_output_tokens, estimate_request, guess_claim_count
+from ..judge.grader import Judge
+from ..sessions.model import Session
+from .prices import PriceTable
+from .tokens import estimate_output_tokens, estimate_request, guess_claim_count
 
 
 @dataclass(frozen=True)

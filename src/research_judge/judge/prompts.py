@@ -15,7 +15,7 @@ from typing import Any
 
 import jinja2
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 CALLS = ("counting", "scoring")
 
@@ -25,7 +25,7 @@ def default_prompts_dir() -> Path:
     packaged = Path(str(resources.files("research_judge"))) / "prompts"
     if packaged.is_dir():
         return packaged
-    return Path(__file__).resolve().parents[2] / "prompts"
+    return Path(__file__).resolve().parents[3] / "prompts"
 
 
 @dataclass(frozen=True)

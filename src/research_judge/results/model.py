@@ -12,8 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from . import verdicts
-from .errors import InputFileError
+from ..errors import InputFileError
+from ..judge import verdicts
 
 RATIO_NAMES = ("relevance", "utilization", "grounding")
 SCORE_NAMES: tuple[str, ...] = verdicts.CRITERIA  # the judge's scoring criteria, one list

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..clients.base import JudgeClient, JudgeRequest, JudgeResponse
-from ..clients.recording import RecordingJudge, ReplayJudge
 from ..errors import ConfigError, ReplayMissError
+from .base import JudgeClient, JudgeRequest, JudgeResponse
+from .recording import RecordingJudge, ReplayJudge
 
 
 class CachingJudge:

@@ -16,13 +16,13 @@ import math
 import re
 from typing import TYPE_CHECKING
 
-from ._canonical import canonical_json
-from .results import SCORE_NAMES
+from .._canonical import canonical_json
+from ..results.model import SCORE_NAMES
 
 if TYPE_CHECKING:
     # Types only: this module must not import the clients package when it loads, because the
     # clients (the scripted judge) take ``estimate_tokens`` from here.
-    from .clients.base import CallKind, JudgeRequest
+    from ..clients.base import CallKind, JudgeRequest
 
 CHARS_PER_TOKEN = 4
 """Average characters per token for English prose (the estimate's only parameter)."""

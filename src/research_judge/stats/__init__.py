@@ -1,0 +1,1 @@
+"""Statistics that validate and compare share: intervals, kappa, paired tests."""
