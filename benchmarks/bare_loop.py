@@ -1,6 +1,6 @@
 """The floors: the same two calls per session (``POST /chat/completions``), and nothing else.
 
-Request bodies are rendered before the clock starts (by the real ``Judge`` and ``OpenAIJudge``,
+Request bodies are rendered before the clock starts (by the real ``Judge`` and ``OpenAIClient``,
 so the JSON on the wire is the pipeline's), then sent at the same concurrency, in the engine's
 shape (bounded sessions, each making its two calls at once). No parsing, validation, evidence
 checks or writing. Three ways to send them:
@@ -8,8 +8,8 @@ checks or writing. Three ways to send them:
 - ``sdk``: the openai SDK's ``AsyncOpenAI.post`` on its aiohttp transport, no retries: the
   issue's baseline ("a bare loop making the same two SDK calls per session");
 - ``sdk-httpx``: the same on the SDK's default httpx2 transport;
-- ``aiohttp``: a plain ``aiohttp.ClientSession`` posting the bytes ``OpenAIJudge`` posts, with
-  its headers: the least any client can spend on these exchanges, and what ``OpenAIJudge``
+- ``aiohttp``: a plain ``aiohttp.ClientSession`` posting the bytes ``OpenAIClient`` posts, with
+  its headers: the least any client can spend on these exchanges, and what ``OpenAIClient``
   itself is built on.
 """
 
@@ -31,7 +31,7 @@ from judge_replies import write_sessions
 from pipeline import DUMMY_KEY, MODEL, Timed, first_requests, grade_clean
 from research_judge import __version__
 from research_judge.clients._http import DEFAULT_TIMEOUT
-from research_judge.clients.openai import OpenAIJudge
+from research_judge.clients.openai import OpenAIClient
 
 Body = dict[str, Any]
 Floor = Literal["sdk", "sdk-httpx", "aiohttp"]
@@ -40,7 +40,7 @@ FLOORS: tuple[Floor, ...] = ("sdk", "sdk-httpx", "aiohttp")
 
 def render_bodies(sessions: Path) -> list[tuple[Body, Body]]:
     # The body does not depend on the server: any base URL renders the same bytes.
-    wire = OpenAIJudge(MODEL, api_key=DUMMY_KEY, base_url="http://127.0.0.1:9/v1")
+    wire = OpenAIClient(MODEL, api_key=DUMMY_KEY, base_url="http://127.0.0.1:9/v1")
     return [(wire.request_body(a), wire.request_body(b)) for _, (a, b) in first_requests(sessions)]
 
 
@@ -76,7 +76,7 @@ async def _sender(floor: Floor, base_url: str) -> AsyncIterator[Callable[[Body],
     """``send(body)`` makes one call that floor's way; the client is built before the clock
     starts and closed after it stops."""
     if floor == "aiohttp":
-        # OpenAIJudge's headers (it adds OpenAI-Organization/-Project only when the env sets them).
+        # OpenAIClient's headers (it adds OpenAI-Organization/-Project only when the env sets them).
         headers = {
             "Authorization": f"Bearer {DUMMY_KEY}",
             "Content-Type": "application/json",

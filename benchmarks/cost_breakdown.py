@@ -18,7 +18,7 @@ from instant_client import InstantClient
 from judge_replies import counting_reply, scoring_reply
 from pipeline import DUMMY_KEY, MODEL
 from research_judge.clients.base import JudgeRequest
-from research_judge.clients.openai import OpenAIJudge
+from research_judge.clients.openai import OpenAIClient
 from research_judge.cost.prices import PriceTable
 from research_judge.engine import ResilientClient, RunOptions, grade_file
 from research_judge.judge.evidence import EvidenceChecker
@@ -33,7 +33,7 @@ def breakdown(sessions_path: Path, workdir: Path, concurrency: int = 40) -> list
     sessions = [s for _, s in iter_sessions(sessions_path) if isinstance(s, Session)]
     n = len(sessions)
     judge = Judge(InstantClient(), prices=PriceTable.load())
-    wire = OpenAIJudge(MODEL, api_key=DUMMY_KEY, base_url="http://127.0.0.1:9/v1")
+    wire = OpenAIClient(MODEL, api_key=DUMMY_KEY, base_url="http://127.0.0.1:9/v1")
     requests = [judge.first_requests(s) for s in sessions]
     replies = [(counting_reply(s.reference_ids), scoring_reply()) for s in sessions]
     texts = [(json.dumps(c), json.dumps(sc)) for c, sc in replies]
@@ -52,7 +52,7 @@ def breakdown(sessions_path: Path, workdir: Path, concurrency: int = 40) -> list
             lambda: [judge.first_requests(s) for s in sessions],
         ),
         (
-            "request bodies x2 (OpenAIJudge.request_body)",
+            "request bodies x2 (OpenAIClient.request_body)",
             lambda: [(wire.request_body(a), wire.request_body(b)) for a, b in requests],
         ),
         (

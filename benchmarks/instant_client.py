@@ -1,6 +1,6 @@
 """A judge client without HTTP that answers at once: our code's cost with the network taken out.
 
-Unlike ``ScriptedJudge`` it keeps nothing per request (``ScriptedJudge.history`` holds every
+Unlike ``ScriptedClient`` it keeps nothing per request (``ScriptedClient.history`` holds every
 request, which would swamp a memory measurement over 100k sessions). Replies are the
 benchmark's well-formed ones; their texts are built once per reference list.
 """

@@ -1,7 +1,7 @@
 """What every benchmark shares: the real grading chain, a timed run of it, and the figures.
 
 The chain is the one ``research-judge grade --no-cache`` builds: ``Judge`` over
-``ResilientClient`` over ``OpenAIJudge`` (a JSON POST per call over aiohttp), pointed at the
+``ResilientClient`` over ``OpenAIClient`` (a JSON POST per call over aiohttp), pointed at the
 fake server with a dummy key; the run goes through ``engine.grade_file`` exactly as the CLI's does.
 """
 
@@ -15,8 +15,8 @@ from pathlib import Path
 
 from judge_replies import MODEL
 from research_judge.clients.base import JudgeRequest
-from research_judge.clients.openai import OpenAIJudge
-from research_judge.clients.scripted import ScriptedJudge
+from research_judge.clients.openai import OpenAIClient
+from research_judge.clients.scripted import ScriptedClient
 from research_judge.cost.prices import PriceTable
 from research_judge.engine import ResilientClient, RunOptions, RunStats, grade_file
 from research_judge.judge.grader import Judge
@@ -49,7 +49,7 @@ class Figure:
 
 
 def build_chain(base_url: str, concurrency: int) -> tuple[Judge, ResilientClient]:
-    inner = OpenAIJudge(MODEL, api_key=DUMMY_KEY, base_url=base_url)
+    inner = OpenAIClient(MODEL, api_key=DUMMY_KEY, base_url=base_url)
     resilient = ResilientClient(inner, concurrency=concurrency)
     return Judge(resilient, prices=PriceTable.load()), resilient
 
@@ -96,7 +96,7 @@ async def _grade_timed(base_url: str, sessions: Path, out: Path, concurrency: in
 def first_requests(sessions: Path) -> list[tuple[str, tuple[JudgeRequest, JudgeRequest]]]:
     """Each session's id and its two opening requests, rendered by the real ``Judge`` (the
     requests do not depend on the client, so none is built)."""
-    judge = Judge(ScriptedJudge([]))
+    judge = Judge(ScriptedClient([]))
     out = []
     for _, item in iter_sessions(sessions):
         assert isinstance(item, Session), item  # generated files hold no bad lines

@@ -1,7 +1,7 @@
 """The fake OpenAI server in a child process, so its CPU never counts against the client's.
 
     with FakeServerProcess(latency=0.1) as server:
-        ... OpenAIJudge(..., base_url=server.base_url) ...
+        ... OpenAIClient(..., base_url=server.base_url) ...
     server.stats  # the server's counters, read when it stopped
 
 The child is ``python -m research_judge.testing.serve`` with the judge replies of

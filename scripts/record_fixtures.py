@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from research_judge.clients import RecordingJudge, ScriptedJudge
+from research_judge.clients import RecordingClient, ScriptedClient
 from research_judge.clients.base import JudgeRequest
 from research_judge.engine import RunOptions, grade_file
 from research_judge.judge.grader import Judge
@@ -69,8 +69,8 @@ async def main() -> int:
         for number, (name, replies_name) in enumerate(SOURCES):
             # One scripted judge per replies file: v11 and v12 share session ids.
             replies = load_replies(FIXTURES / replies_name)
-            client = RecordingJudge(
-                ScriptedJudge(responder_for(replies), provider=PROVIDER, model=MODEL), target
+            client = RecordingClient(
+                ScriptedClient(responder_for(replies), provider=PROVIDER, model=MODEL), target
             )
             judge = Judge(client)
             stats = await grade_file(

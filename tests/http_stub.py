@@ -1,7 +1,7 @@
 """A scriptable HTTP server on 127.0.0.1 for the network clients' tests.
 
     async with StubServer(lambda seen: json_answer({"ok": True})) as server:
-        ... OpenAIJudge(..., base_url=server.base_url) ...
+        ... OpenAIClient(..., base_url=server.base_url) ...
         server.seen[0].json()
 
 Every request is kept (method, path, headers, body) and answered by a function of it, so a test

@@ -15,8 +15,8 @@ from types import ModuleType
 
 import pytest
 
-from research_judge.clients.openai import OpenAIJudge
-from research_judge.clients.scripted import ScriptedJudge
+from research_judge.clients.openai import OpenAIClient
+from research_judge.clients.scripted import ScriptedClient
 from research_judge.judge.evidence import EvidenceChecker
 from research_judge.judge.grader import Judge
 from research_judge.judge.verdicts import parse_counting, parse_scoring
@@ -43,10 +43,10 @@ def numbers(figures: list, benchmark: str) -> dict[str, float]:
 def test_benchmark_replies_fit_the_rendered_prompts(tmp_path: Path) -> None:
     replies = bench("judge_replies")
     src = replies.write_sessions(tmp_path / "s.jsonl", 25)
-    judge = Judge(ScriptedJudge([]))
+    judge = Judge(ScriptedClient([]))
     sessions = [s for _, s in iter_sessions(src)]
     assert len(sessions) == 25 and all(isinstance(s, Session) for s in sessions)
-    wire = OpenAIJudge("gpt-4o-mini", api_key="sk-test", base_url="http://127.0.0.1:9/v1")
+    wire = OpenAIClient("gpt-4o-mini", api_key="sk-test", base_url="http://127.0.0.1:9/v1")
     for s in sessions:
         # The bodies the real client would send, answered as the fake server answers them.
         counting, scoring = (wire.request_body(r) for r in judge.first_requests(s))

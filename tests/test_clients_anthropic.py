@@ -1,4 +1,4 @@
-"""AnthropicJudge through the real anthropic SDK, offline via httpx2.MockTransport."""
+"""AnthropicClient through the real anthropic SDK, offline via httpx2.MockTransport."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from research_judge.clients.anthropic import AnthropicJudge
+from research_judge.clients.anthropic import AnthropicClient
 from research_judge.clients.base import JudgeRequest, Message, Usage
 from research_judge.errors import (
     ApiError,
@@ -83,9 +83,9 @@ def answering(body: dict[str, Any], status: int = 200, **headers: str) -> Transp
     return Transport(lambda request: httpx2.Response(status, json=body, headers=headers))
 
 
-def judge_for(transport: Transport, mode: Any = "tool") -> AnthropicJudge:
+def judge_for(transport: Transport, mode: Any = "tool") -> AnthropicClient:
     client = httpx2.AsyncClient(transport=httpx2.MockTransport(transport.handler))
-    return AnthropicJudge("claude-test", api_key=KEY, mode=mode, http_client=client)
+    return AnthropicClient("claude-test", api_key=KEY, mode=mode, http_client=client)
 
 
 @pytest.fixture(autouse=True)
@@ -203,19 +203,19 @@ async def test_connection_error_is_transient() -> None:
 
 def test_missing_key_names_the_environment_variable() -> None:
     with pytest.raises(ConfigError, match="ANTHROPIC_API_KEY"):
-        AnthropicJudge("claude-test")
+        AnthropicClient("claude-test")
 
 
 def test_unknown_mode_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match="native"):
-        AnthropicJudge("claude-test", api_key=KEY, mode="json_schema")  # type: ignore[arg-type]
+        AnthropicClient("claude-test", api_key=KEY, mode="json_schema")  # type: ignore[arg-type]
 
 
 async def test_base_url_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://gateway.internal:9000")
     transport = answering(message([tool_use(VERDICTS)]))
     client = httpx2.AsyncClient(transport=httpx2.MockTransport(transport.handler))
-    judge = AnthropicJudge("claude-test", api_key=KEY, http_client=client)
+    judge = AnthropicClient("claude-test", api_key=KEY, http_client=client)
     await judge.complete(make_request())
     assert str(transport.seen[0].url) == "http://gateway.internal:9000/v1/messages"
     assert KEY not in repr(judge)

@@ -12,7 +12,7 @@ import pytest
 from openai.types.chat import ChatCompletion
 
 from research_judge.clients.base import JudgeRequest, Message
-from research_judge.clients.openai import OpenAIJudge
+from research_judge.clients.openai import OpenAIClient
 from research_judge.errors import RateLimitError
 from research_judge.testing import FakeOpenAIServer, FakeReply
 
@@ -117,7 +117,7 @@ async def test_the_real_client_sees_rate_limits_with_their_retry_after() -> None
         schema={"type": "object"},
     )
     with FakeOpenAIServer(lambda body: "{}", latency=0.5, max_concurrent=6, retry_after=0.5) as srv:
-        judge = OpenAIJudge("fake-model", api_key="sk-test", base_url=srv.base_url)
+        judge = OpenAIClient("fake-model", api_key="sk-test", base_url=srv.base_url)
         outcomes = await asyncio.gather(
             *(judge.complete(request) for _ in range(50)), return_exceptions=True
         )

@@ -1,4 +1,4 @@
-"""OpenAIJudge over real HTTP on 127.0.0.1: a stub server that states each answer, and the fake
+"""OpenAIClient over real HTTP on 127.0.0.1: a stub server that states each answer, and the fake
 OpenAI server."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from aiohttp import web
 
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Message, Usage
-from research_judge.clients.openai import OpenAIJudge
+from research_judge.clients.openai import OpenAIClient
 from research_judge.errors import (
     ApiError,
     ConfigError,
@@ -82,10 +82,12 @@ def completion(
 @asynccontextmanager
 async def serving(
     answer: Answer, mode: Any = "json_schema", **options: Any
-) -> AsyncIterator[tuple[OpenAIJudge, StubServer]]:
+) -> AsyncIterator[tuple[OpenAIClient, StubServer]]:
     """A judge pointed at a stub server answering with ``answer``; closed on the way out."""
     async with StubServer(answer) as server:
-        judge = OpenAIJudge("gpt-test", api_key=KEY, base_url=server.base_url, mode=mode, **options)
+        judge = OpenAIClient(
+            "gpt-test", api_key=KEY, base_url=server.base_url, mode=mode, **options
+        )
         try:
             yield judge, server
         finally:
@@ -169,12 +171,12 @@ async def test_tool_mode_falls_back_to_content_when_the_server_ignores_the_tool(
 
 
 def test_the_schema_part_follows_each_request() -> None:
-    judge = OpenAIJudge("gpt-test", api_key=KEY)
+    judge = OpenAIClient("gpt-test", api_key=KEY)
     other_schema = {**SCHEMA, "required": ["score"]}
     other = judge.request_body(make_request(schema=other_schema))["response_format"]
     assert other["json_schema"]["schema"] is other_schema
     assert judge.request_body(make_request())["response_format"]["json_schema"]["schema"] is SCHEMA
-    tools = OpenAIJudge("gpt-test", api_key=KEY, mode="tool")
+    tools = OpenAIClient("gpt-test", api_key=KEY, mode="tool")
     for call in ("scoring", "counting"):
         function = tools.request_body(make_request(call=call))["tools"][0]["function"]
         assert call in function["description"]
@@ -182,7 +184,7 @@ def test_the_schema_part_follows_each_request() -> None:
 
 def test_unknown_mode_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match="json_schema"):
-        OpenAIJudge("m", api_key=KEY, mode="xml")  # type: ignore[arg-type]
+        OpenAIClient("m", api_key=KEY, mode="xml")  # type: ignore[arg-type]
 
 
 # --- usage, truncation, refusal --------------------------------------------------------------
@@ -327,7 +329,7 @@ async def test_redirects_are_not_followed() -> None:
 
 
 async def test_a_refused_connection_is_transient() -> None:
-    judge = OpenAIJudge("gpt-test", api_key=KEY, base_url=closed_port_url())
+    judge = OpenAIClient("gpt-test", api_key=KEY, base_url=closed_port_url())
     with pytest.raises(TransientApiError, match="could not connect") as caught:
         await judge.complete(make_request())
     await judge.aclose()
@@ -364,7 +366,7 @@ async def test_a_reply_slower_than_the_timeout_is_transient() -> None:
 
 def test_missing_key_names_the_environment_variable() -> None:
     with pytest.raises(ConfigError, match="OPENAI_API_KEY"):
-        OpenAIJudge("m")
+        OpenAIClient("m")
 
 
 @pytest.mark.parametrize(
@@ -372,11 +374,11 @@ def test_missing_key_names_the_environment_variable() -> None:
 )
 def test_a_base_url_that_is_not_http_is_a_config_error(url: str) -> None:
     with pytest.raises(ConfigError, match="not an http"):
-        OpenAIJudge("m", api_key=KEY, base_url=url)
+        OpenAIClient("m", api_key=KEY, base_url=url)
 
 
 def test_the_default_endpoint_is_openai() -> None:
-    assert OpenAIJudge("m", api_key=KEY).base_url == "https://api.openai.com/v1"
+    assert OpenAIClient("m", api_key=KEY).base_url == "https://api.openai.com/v1"
 
 
 async def test_key_base_url_organization_and_project_come_from_the_environment(
@@ -387,7 +389,7 @@ async def test_key_base_url_organization_and_project_come_from_the_environment(
     monkeypatch.setenv("OPENAI_PROJECT_ID", "proj-xyz")
     async with StubServer(json_answer(completion())) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        judge = OpenAIJudge("m")
+        judge = OpenAIClient("m")
         await judge.complete(make_request())
         await judge.aclose()
     [sent] = server.seen
@@ -407,7 +409,7 @@ async def test_every_mode_round_trips_through_the_fake_server(mode: Any) -> None
         return json.dumps({"score": len(body["messages"]), "note": body["messages"][0]["content"]})
 
     with FakeOpenAIServer(responder) as server:
-        judge = OpenAIJudge("local-model", api_key=KEY, base_url=server.base_url, mode=mode)
+        judge = OpenAIClient("local-model", api_key=KEY, base_url=server.base_url, mode=mode)
         first = await judge.complete(make_request())
         second = await judge.complete(make_request())
         await judge.aclose()
@@ -422,7 +424,7 @@ async def test_every_mode_round_trips_through_the_fake_server(mode: Any) -> None
 
 async def test_fake_server_truncation_and_outage_map_to_our_errors() -> None:
     with FakeOpenAIServer(lambda body: FakeReply('{"score"', finish_reason="length")) as server:
-        judge = OpenAIJudge("m", api_key=KEY, base_url=server.base_url)
+        judge = OpenAIClient("m", api_key=KEY, base_url=server.base_url)
         with pytest.raises(JudgeRefusal, match="truncated"):
             await judge.complete(make_request())
         server.fail_status = 503

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from research_judge.clients import (
-    RecordingJudge,
-    ReplayJudge,
-    ScriptedJudge,
+    RecordingClient,
+    ReplayClient,
+    ScriptedClient,
     make_client,
 )
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Message, Usage
@@ -50,13 +50,13 @@ def chat_completion(content: str | None, tool_args: str | None = None) -> dict[s
     return {"id": "c", "object": "chat.completion", "created": 1, "choices": [choice]}
 
 
-def scripted(n: int) -> ScriptedJudge:
+def scripted(n: int) -> ScriptedClient:
     replies = [JudgeResponse(f'{{"n": {i}}}', Usage(100 + i, 50, 7), "stop") for i in range(n)]
-    return ScriptedJudge(replies, provider="openai", model="gpt-x")  # type: ignore[arg-type]
+    return ScriptedClient(replies, provider="openai", model="gpt-x")  # type: ignore[arg-type]
 
 
 async def test_record_then_replay_gives_identical_responses(tmp_path: Path) -> None:
-    recorder = RecordingJudge(scripted(3), tmp_path)
+    recorder = RecordingClient(scripted(3), tmp_path)
     requests = [make_request(f"s-{i}", f"text {i}") for i in range(3)]
     live = [await recorder.complete(r) for r in requests]
     assert [p.name for p in listing(tmp_path)] == sorted(
@@ -68,7 +68,7 @@ async def test_record_then_replay_gives_identical_responses(tmp_path: Path) -> N
     assert stored["request"] == requests[1].canonical("openai", "gpt-x")
     assert stored["response"]["content"] == '{"n": 1}'
 
-    replay = ReplayJudge(tmp_path, provider="openai", model="gpt-x")
+    replay = ReplayClient(tmp_path, provider="openai", model="gpt-x")
     # Replay in another order: answers are looked up by content, not by position.
     for request, original in reversed(list(zip(requests, live, strict=True))):
         again = await replay.complete(request)
@@ -82,11 +82,11 @@ async def test_record_then_replay_gives_identical_responses(tmp_path: Path) -> N
 
 
 async def test_replay_ignores_the_session_id_but_not_the_model(tmp_path: Path) -> None:
-    await RecordingJudge(scripted(1), tmp_path).complete(make_request("s-1"))
+    await RecordingClient(scripted(1), tmp_path).complete(make_request("s-1"))
     same_material = make_request("renamed-session")
-    replay = ReplayJudge(tmp_path, provider="openai", model="gpt-x")
+    replay = ReplayClient(tmp_path, provider="openai", model="gpt-x")
     assert (await replay.complete(same_material)).content == '{"n": 0}'
-    other_model = ReplayJudge(tmp_path, provider="openai", model="gpt-y")
+    other_model = ReplayClient(tmp_path, provider="openai", model="gpt-y")
     with pytest.raises(ReplayMissError):
         await other_model.complete(same_material)
 
@@ -116,7 +116,7 @@ def test_the_key_moves_with_every_part_of_the_request(change: dict[str, Any]) ->
 
 
 async def test_replay_miss_names_the_session_and_the_key(tmp_path: Path) -> None:
-    replay = ReplayJudge(tmp_path, provider="openai", model="gpt-x")
+    replay = ReplayClient(tmp_path, provider="openai", model="gpt-x")
     request = make_request("s-missing")
     with pytest.raises(ReplayMissError) as caught:
         await replay.complete(request)
@@ -127,7 +127,7 @@ async def test_replay_miss_names_the_session_and_the_key(tmp_path: Path) -> None
 
 
 async def test_failed_calls_are_not_recorded(tmp_path: Path) -> None:
-    recorder = RecordingJudge(ScriptedJudge([TransientApiError("down")]), tmp_path)
+    recorder = RecordingClient(ScriptedClient([TransientApiError("down")]), tmp_path)
     with pytest.raises(TransientApiError):
         await recorder.complete(make_request())
     assert listing(tmp_path) == []
@@ -135,12 +135,12 @@ async def test_failed_calls_are_not_recorded(tmp_path: Path) -> None:
 
 async def test_jsonl_recording_round_trips_and_last_line_wins(tmp_path: Path) -> None:
     path = tmp_path / "nested" / "exchanges.jsonl"
-    recorder = RecordingJudge(scripted(3), path)
+    recorder = RecordingClient(scripted(3), path)
     await recorder.complete(make_request("s-1", "a"))
     await recorder.complete(make_request("s-2", "b"))
     await recorder.complete(make_request("s-1", "a"))  # same material again: third reply
     assert len(path.read_text().splitlines()) == 3
-    replay = ReplayJudge(path, provider="openai", model="gpt-x")
+    replay = ReplayClient(path, provider="openai", model="gpt-x")
     assert (await replay.complete(make_request("x", "a"))).content == '{"n": 2}'
     assert (await replay.complete(make_request("x", "b"))).content == '{"n": 1}'
 
@@ -170,7 +170,7 @@ async def test_corrupt_recordings_are_reported_with_file_and_line(tmp_path: Path
     partial = {"key": key, "provider": "openai", "model": "gpt-x", "request": {}}
     (tmp_path / f"{key}.json").write_text(json.dumps(partial))
     with pytest.raises(InputFileError, match=f"{key}.json") as caught:
-        await ReplayJudge(tmp_path, provider="openai", model="gpt-x").complete(request)
+        await ReplayClient(tmp_path, provider="openai", model="gpt-x").complete(request)
     assert "response" in str(caught.value)
 
     good = {
@@ -183,22 +183,22 @@ async def test_corrupt_recordings_are_reported_with_file_and_line(tmp_path: Path
     bundle = tmp_path / "bundle.jsonl"
     bundle.write_text(json.dumps(good) + "\n\nnot json\n")
     with pytest.raises(InputFileError) as caught_line:
-        ReplayJudge(bundle, provider="openai", model="gpt-x")
+        ReplayClient(bundle, provider="openai", model="gpt-x")
     assert caught_line.value.line == 3
 
 
 async def test_a_recording_under_the_wrong_name_is_refused(tmp_path: Path) -> None:
-    await RecordingJudge(scripted(1), tmp_path).complete(make_request("s-1", "a"))
+    await RecordingClient(scripted(1), tmp_path).complete(make_request("s-1", "a"))
     [recorded] = listing(tmp_path)
     other = make_request("s-1", "b")
     recorded.rename(tmp_path / f"{other.key('openai', 'gpt-x')}.json")
     with pytest.raises(InputFileError, match="does not match"):
-        await ReplayJudge(tmp_path, provider="openai", model="gpt-x").complete(other)
+        await ReplayClient(tmp_path, provider="openai", model="gpt-x").complete(other)
 
 
 def test_missing_replay_source_is_a_config_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="does not exist"):
-        ReplayJudge(tmp_path / "nope", provider="openai", model="m")
+        ReplayClient(tmp_path / "nope", provider="openai", model="m")
 
 
 # --- make_client --------------------------------------------------------------------------------
@@ -211,7 +211,7 @@ def test_replay_needs_no_key_and_builds_no_network_client(
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     for provider in ("openai", "anthropic"):
         client = make_client(provider, "m", replay=tmp_path)
-        assert isinstance(client, ReplayJudge)
+        assert isinstance(client, ReplayClient)
         assert (client.provider, client.model) == (provider, "m")
 
 
@@ -220,8 +220,8 @@ def test_importing_the_clients_package_loads_no_network_library() -> None:
         "import sys, research_judge.clients as c; "
         "heavy = ('aiohttp', 'anthropic', 'openai'); "
         "assert not [m for m in heavy if m in sys.modules]; "
-        "c.OpenAIJudge; assert 'aiohttp' in sys.modules; "
-        "c.AnthropicJudge; assert 'anthropic' in sys.modules"
+        "c.OpenAIClient; assert 'aiohttp' in sys.modules; "
+        "c.AnthropicClient; assert 'anthropic' in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 
@@ -255,13 +255,13 @@ async def test_make_client_passes_mode_and_wraps_for_recording(tmp_path: Path) -
             mode="tool",
             record=tmp_path,
         )
-        assert isinstance(judge, RecordingJudge)
+        assert isinstance(judge, RecordingClient)
         assert (judge.provider, judge.model) == ("openai", "gpt-x")
         response = await judge.complete(make_request())
         await judge.aclose()
     assert json.loads(response.content) == {"ok": True}
     assert server.body(0)["tool_choice"] == {"type": "function", "function": {"name": "scores"}}
-    replayed = await ReplayJudge(tmp_path, provider="openai", model="gpt-x").complete(
+    replayed = await ReplayClient(tmp_path, provider="openai", model="gpt-x").complete(
         make_request()
     )
     assert replayed.content == response.content
@@ -269,5 +269,5 @@ async def test_make_client_passes_mode_and_wraps_for_recording(tmp_path: Path) -
 
 async def test_closing_the_recorder_closes_the_inner_client(tmp_path: Path) -> None:
     inner = scripted(0)
-    await RecordingJudge(inner, tmp_path).aclose()
+    await RecordingClient(inner, tmp_path).aclose()
     assert inner.closed

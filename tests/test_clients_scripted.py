@@ -1,4 +1,4 @@
-"""ScriptedJudge: replies from a list or a function, in call order, with clear exhaustion."""
+"""ScriptedClient: replies from a list or a function, in call order, with clear exhaustion."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from research_judge.clients import JudgeClient, ScriptedJudge, ScriptExhausted
+from research_judge.clients import JudgeClient, ScriptedClient, ScriptExhausted
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Message, Usage
 from research_judge.errors import ResearchJudgeError, TransientApiError
 
@@ -26,7 +26,7 @@ def make_request(session_id: str = "s-1", text: str = "material") -> JudgeReques
 
 async def test_list_items_of_every_kind_are_used_in_order() -> None:
     ready = JudgeResponse('{"ready": true}', Usage(1, 0, 1), "end_turn")
-    judge = ScriptedJudge(
+    judge = ScriptedClient(
         [
             '{"a": 1}',
             {"b": "ü"},
@@ -46,7 +46,7 @@ async def test_list_items_of_every_kind_are_used_in_order() -> None:
 
 
 async def test_exhausted_script_names_the_call_and_session() -> None:
-    judge = ScriptedJudge(["{}"])
+    judge = ScriptedClient(["{}"])
     await judge.complete(make_request("s-1"))
     with pytest.raises(ScriptExhausted, match=r"call 2 \(session 's-9', counting\)") as caught:
         await judge.complete(make_request("s-9"))
@@ -63,7 +63,7 @@ async def test_a_single_function_answers_every_call_sync_or_async() -> None:
         return {"echo": request.messages[0].content.upper()}
 
     for responder, expected in ((sync, "x"), (asynchronous, "X")):
-        judge = ScriptedJudge(responder, provider="openai", model="gpt-fake")
+        judge = ScriptedClient(responder, provider="openai", model="gpt-fake")
         replies = [await judge.complete(make_request(text="x")) for _ in range(3)]
         assert [json.loads(r.content)["echo"] for r in replies] == [expected] * 3
         assert len(judge.history) == 3
@@ -71,7 +71,7 @@ async def test_a_single_function_answers_every_call_sync_or_async() -> None:
 
 
 async def test_exception_classes_and_returned_exceptions_are_raised() -> None:
-    judge = ScriptedJudge([ValueError, lambda request: TransientApiError("down")])
+    judge = ScriptedClient([ValueError, lambda request: TransientApiError("down")])
     with pytest.raises(ValueError):
         await judge.complete(make_request())
     with pytest.raises(TransientApiError, match="down"):
@@ -79,31 +79,31 @@ async def test_exception_classes_and_returned_exceptions_are_raised() -> None:
 
 
 async def test_a_function_returning_the_wrong_type_is_reported() -> None:
-    judge = ScriptedJudge(lambda request: 42)  # type: ignore[arg-type, return-value]
+    judge = ScriptedClient(lambda request: 42)  # type: ignore[arg-type, return-value]
     with pytest.raises(TypeError, match="returned int"):
         await judge.complete(make_request())
 
 
 def test_a_lone_reply_instead_of_a_list_is_refused() -> None:
     with pytest.raises(TypeError, match="list of replies"):
-        ScriptedJudge('{"a": 1}')  # type: ignore[arg-type]
+        ScriptedClient('{"a": 1}')  # type: ignore[arg-type]
 
 
 async def test_usage_is_estimated_at_four_characters_a_token() -> None:
-    judge = ScriptedJudge(["x" * 9])
+    judge = ScriptedClient(["x" * 9])
     response = await judge.complete(make_request(text="y" * 13))  # 8 + 13 = 21 characters
     assert response.usage == Usage(input_tokens=6, cached_input_tokens=0, output_tokens=3)
     assert response.cached is False
 
 
 async def test_concurrent_calls_take_replies_in_call_order() -> None:
-    judge = ScriptedJudge([f'{{"n": {i}}}' for i in range(5)])
+    judge = ScriptedClient([f'{{"n": {i}}}' for i in range(5)])
     replies = await asyncio.gather(*(judge.complete(make_request(f"s-{i}")) for i in range(5)))
     assert [json.loads(r.content)["n"] for r in replies] == [0, 1, 2, 3, 4]
 
 
 async def test_it_is_a_judge_client_and_records_closing() -> None:
-    judge = ScriptedJudge([])
+    judge = ScriptedClient([])
     assert isinstance(judge, JudgeClient)
     await judge.aclose()
     assert judge.closed

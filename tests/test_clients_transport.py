@@ -18,9 +18,9 @@ import trustme
 from aiohttp import web
 
 from research_judge.clients._transport import env_proxy
-from research_judge.clients.anthropic import AnthropicJudge
+from research_judge.clients.anthropic import AnthropicClient
 from research_judge.clients.base import JudgeRequest, Message
-from research_judge.clients.openai import OpenAIJudge
+from research_judge.clients.openai import OpenAIClient
 from research_judge.errors import ApiError, ConfigError, TransientApiError
 from research_judge.testing import FakeOpenAIServer
 
@@ -59,7 +59,7 @@ def unclosed(caught: list[warnings.WarningMessage]) -> list[str]:
 
 async def test_openai_reuses_one_connection_and_aclose_releases_it() -> None:
     with FakeOpenAIServer(lambda body: "{}") as server, resource_warnings() as caught:
-        judge = OpenAIJudge("fake-model", api_key="sk-test-123456", base_url=server.base_url)
+        judge = OpenAIClient("fake-model", api_key="sk-test-123456", base_url=server.base_url)
         for _ in range(3):
             await judge.complete(REQUEST)
         await judge.aclose()
@@ -74,7 +74,7 @@ async def test_openai_reuses_one_connection_and_aclose_releases_it() -> None:
 async def test_openai_can_be_used_again_after_aclose() -> None:
     # The session belongs to the event loop it was opened in; after aclose a new one is opened.
     with FakeOpenAIServer(lambda body: "{}") as server:
-        judge = OpenAIJudge("fake-model", api_key="sk-test-123456", base_url=server.base_url)
+        judge = OpenAIClient("fake-model", api_key="sk-test-123456", base_url=server.base_url)
         await judge.complete(REQUEST)
         await judge.aclose()
         await judge.complete(REQUEST)
@@ -84,7 +84,7 @@ async def test_openai_can_be_used_again_after_aclose() -> None:
 
 async def test_anthropic_uses_the_sdks_aiohttp_client_and_aclose_closes_it() -> None:
     with FakeOpenAIServer(lambda body: "{}") as server, resource_warnings() as caught:
-        judge = AnthropicJudge("fake-model", api_key="sk-test-123456", base_url=server.base_url)
+        judge = AnthropicClient("fake-model", api_key="sk-test-123456", base_url=server.base_url)
         # No public accessor: the SDK keeps its HTTP client as ``_client``.
         http_client = judge._client._client
         assert isinstance(http_client, anthropic.DefaultAioHttpClient)
@@ -103,7 +103,7 @@ async def test_anthropic_uses_the_sdks_aiohttp_client_and_aclose_closes_it() -> 
 async def test_openai_judge_works_across_event_loops_without_aclose() -> None:
     # A session belongs to its event loop; a judge used by two asyncio.run calls opens a new one.
     with FakeOpenAIServer(lambda body: "{}") as server:
-        judge = OpenAIJudge("fake-model", api_key="sk-test-123456", base_url=server.base_url)
+        judge = OpenAIClient("fake-model", api_key="sk-test-123456", base_url=server.base_url)
 
         def run_once() -> None:
             asyncio.run(judge.complete(REQUEST))
@@ -126,7 +126,7 @@ async def test_the_proxy_named_by_the_environment_carries_the_request(
     async with StubServer(json_answer(reply)) as proxy:
         monkeypatch.setenv("HTTP_PROXY", proxy.origin)
         # The judge's host does not exist: only the proxy can have answered.
-        judge = OpenAIJudge("m", api_key="sk-test-123456", base_url="http://judge.invalid/v1")
+        judge = OpenAIClient("m", api_key="sk-test-123456", base_url="http://judge.invalid/v1")
         response = await judge.complete(REQUEST)
         await judge.aclose()
     assert response.content == "{}"
@@ -166,7 +166,7 @@ def test_a_proxy_aiohttp_cannot_use_is_a_config_error_that_hides_its_password(
 ) -> None:
     monkeypatch.setenv("HTTPS_PROXY", "socks5://alice:hunter2pass@127.0.0.1:1080")
     with pytest.raises(ConfigError, match="not an http") as caught:
-        OpenAIJudge("m", api_key="sk-test-123456")
+        OpenAIClient("m", api_key="sk-test-123456")
     assert "hunter2pass" not in str(caught.value)
 
 
@@ -176,7 +176,7 @@ async def test_a_proxy_asking_for_credentials_is_final_and_never_shows_them(
     async with StubServer(lambda seen: web.Response(status=407)) as proxy:
         port = proxy.origin.rsplit(":", 1)[1].rstrip("/")
         monkeypatch.setenv("HTTPS_PROXY", f"http://alice:hunter2pass@127.0.0.1:{port}")
-        judge = OpenAIJudge("m", api_key="sk-test-123456", base_url="https://judge.invalid/v1")
+        judge = OpenAIClient("m", api_key="sk-test-123456", base_url="https://judge.invalid/v1")
         with pytest.raises(ApiError) as caught:
             await judge.complete(REQUEST)
         await judge.aclose()
@@ -210,13 +210,13 @@ async def test_tls_trusts_ssl_cert_file_and_names_a_refused_certificate(
         # Not trusted: the certificate is refused, and the reason says so.
         monkeypatch.delenv("SSL_CERT_FILE", raising=False)
         monkeypatch.delenv("SSL_CERT_DIR", raising=False)
-        untrusted = OpenAIJudge("m", api_key="sk-test-123456", base_url=server.base_url)
+        untrusted = OpenAIClient("m", api_key="sk-test-123456", base_url=server.base_url)
         with pytest.raises(TransientApiError, match=r"(?i)certificate"):
             await untrusted.complete(REQUEST)
         await untrusted.aclose()
         # Trusted through SSL_CERT_FILE, read when the client is built.
         monkeypatch.setenv("SSL_CERT_FILE", str(ca_file))
-        trusted = OpenAIJudge("m", api_key="sk-test-123456", base_url=server.base_url)
+        trusted = OpenAIClient("m", api_key="sk-test-123456", base_url=server.base_url)
         response = await trusted.complete(REQUEST)
         await trusted.aclose()
     assert response.content == "{}"

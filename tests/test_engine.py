@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from research_judge.clients import ScriptedJudge
+from research_judge.clients import ScriptedClient
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Message
 from research_judge.cost.prices import PriceTable
 from research_judge.engine import (
@@ -55,7 +55,7 @@ async def test_results_come_out_in_input_order_whatever_finishes_first(tmp_path:
 
     src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i:03}") for i in range(60)])
     out = tmp_path / "out.jsonl"
-    stats = await grade_file(src, out, Judge(ScriptedJudge(slow)), RunOptions(concurrency=16))
+    stats = await grade_file(src, out, Judge(ScriptedClient(slow)), RunOptions(concurrency=16))
     assert ids_in(out) == [f"s-{i:03}" for i in range(60)]
     assert stats.graded == 60 and stats.errors == 0
 
@@ -116,7 +116,7 @@ async def test_one_broken_session_never_stops_the_batch(tmp_path: Path) -> None:
 
     src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(6)])
     out = tmp_path / "o.jsonl"
-    stats = await grade_file(src, out, Judge(ScriptedJudge(responder)), RunOptions())
+    stats = await grade_file(src, out, Judge(ScriptedClient(responder)), RunOptions())
     results = {r.session_id: r for r in read_results(out)}
     assert stats.graded == 6 and stats.errors == 1
     assert results["s-3"].error_kind == "internal" and results["s-3"].verdict is None
@@ -133,7 +133,7 @@ async def test_bad_lines_are_reported_and_good_sessions_still_graded(tmp_path: P
     stats = await grade_file(
         src,
         tmp_path / "o.jsonl",
-        Judge(ScriptedJudge(good_responder)),
+        Judge(ScriptedClient(good_responder)),
         RunOptions(),
         on_input_error=lambda e: seen.append(str(e)),
     )
@@ -146,8 +146,8 @@ async def test_bad_lines_are_reported_and_good_sessions_still_graded(tmp_path: P
 async def test_a_second_run_sends_nothing(tmp_path: Path) -> None:
     src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(5)])
     out = tmp_path / "o.jsonl"
-    await grade_file(src, out, Judge(ScriptedJudge(good_responder)), RunOptions())
-    again = ScriptedJudge([])  # any call would fail: the script is empty
+    await grade_file(src, out, Judge(ScriptedClient(good_responder)), RunOptions())
+    again = ScriptedClient([])  # any call would fail: the script is empty
     stats = await grade_file(src, out, Judge(again), RunOptions())
     assert stats.reused == 5 and stats.graded == 0 and again.history == []
 
@@ -157,11 +157,11 @@ async def test_a_torn_last_line_is_repaired_and_only_missing_sessions_are_sent(
 ) -> None:
     src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(6)])
     out = tmp_path / "o.jsonl"
-    await grade_file(src, out, Judge(ScriptedJudge(good_responder)), RunOptions())
+    await grade_file(src, out, Judge(ScriptedClient(good_responder)), RunOptions())
     lines = out.read_text().splitlines(keepends=True)
     out.write_text("".join(lines[:3]) + lines[3][:40])  # killed while writing line 4
 
-    client = ScriptedJudge(good_responder)
+    client = ScriptedClient(good_responder)
     stats = await grade_file(src, out, Judge(client), RunOptions())
     assert stats.repaired_torn_line
     assert sorted({r.session_id for r in client.history}) == ["s-3", "s-4", "s-5"]
@@ -182,10 +182,10 @@ async def test_progress_of_a_resumed_run_counts_reused_sessions_as_done_not_in_t
 
     out = tmp_path / "o.jsonl"
     first = write_sessions(tmp_path / "a.jsonl", [session(f"s-{i}") for i in range(10)])
-    await grade_file(first, out, Judge(ScriptedJudge(good_responder)), RunOptions())
+    await grade_file(first, out, Judge(ScriptedClient(good_responder)), RunOptions())
 
     progress, stream = final_line(10)  # everything reused: nothing is drained
-    await grade_file(first, out, Judge(ScriptedJudge([])), RunOptions(), progress=progress)
+    await grade_file(first, out, Judge(ScriptedClient([])), RunOptions(), progress=progress)
     assert (
         stream.getvalue()
         .splitlines()[-1]
@@ -195,7 +195,7 @@ async def test_progress_of_a_resumed_run_counts_reused_sessions_as_done_not_in_t
     more = write_sessions(tmp_path / "b.jsonl", [session(f"s-{i}") for i in range(20)])
     progress, stream = final_line(20)  # 10 reused, 10 graded in 10 s: 1 session/s
     await grade_file(
-        more, out, Judge(ScriptedJudge(good_responder)), RunOptions(), progress=progress
+        more, out, Judge(ScriptedClient(good_responder)), RunOptions(), progress=progress
     )
     assert (
         stream.getvalue()
@@ -212,12 +212,12 @@ async def test_retry_errors_regrades_only_the_errored_sessions(tmp_path: Path) -
 
     src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(4)])
     out = tmp_path / "o.jsonl"
-    await grade_file(src, out, Judge(ScriptedJudge(flaky)), RunOptions())
-    plain = ScriptedJudge(good_responder)
+    await grade_file(src, out, Judge(ScriptedClient(flaky)), RunOptions())
+    plain = ScriptedClient(good_responder)
     await grade_file(src, out, Judge(plain), RunOptions())
     assert plain.history == []  # a judge-output error is a result; it is kept by default
 
-    fixed = ScriptedJudge(good_responder)
+    fixed = ScriptedClient(good_responder)
     await grade_file(src, out, Judge(fixed), RunOptions(retry_errors=True))
     assert {r.session_id for r in fixed.history} == {"s-2"}
     results = read_results(out)  # raises on duplicate ids
@@ -228,8 +228,8 @@ async def test_retry_errors_regrades_only_the_errored_sessions(tmp_path: Path) -
 async def test_a_changed_judge_regrades_and_leaves_one_line_per_session(tmp_path: Path) -> None:
     src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(3)])
     out = tmp_path / "o.jsonl"
-    await grade_file(src, out, Judge(ScriptedJudge(good_responder)), RunOptions())
-    other = ScriptedJudge(good_responder, model="another-model")
+    await grade_file(src, out, Judge(ScriptedClient(good_responder)), RunOptions())
+    other = ScriptedClient(good_responder, model="another-model")
     stats = await grade_file(src, out, Judge(other), RunOptions())
     assert stats.graded == 3 and stats.rewritten
     results = read_results(out)
@@ -240,7 +240,7 @@ async def test_under_a_budget_each_session_is_rendered_once_for_estimate_and_cal
     tmp_path: Path,
 ) -> None:
     prices = PriceTable.load()
-    judge = Judge(ScriptedJudge(good_responder, provider="openai", model="gpt-4o"), prices=prices)
+    judge = Judge(ScriptedClient(good_responder, provider="openai", model="gpt-4o"), prices=prices)
     rendered: list[str] = []
     render = judge.first_requests
 
@@ -263,7 +263,7 @@ async def test_max_cost_stops_before_the_budget_and_leaves_a_resumable_file(
     prices = PriceTable.load()
     model = "gpt-4o"
     assert prices.price_for(model) is not None
-    judge = Judge(ScriptedJudge(good_responder, provider="openai", model=model), prices=prices)
+    judge = Judge(ScriptedClient(good_responder, provider="openai", model=model), prices=prices)
     estimator = Estimator(judge, prices)
     sessions = [session(f"s-{i}") for i in range(10)]
     per_session = estimator.session(Session.model_validate(sessions[0])).cost_usd
@@ -278,7 +278,7 @@ async def test_max_cost_stops_before_the_budget_and_leaves_a_resumable_file(
     rest = await grade_file(
         src,
         out,
-        Judge(ScriptedJudge(good_responder, provider="openai", model=model), prices=prices),
+        Judge(ScriptedClient(good_responder, provider="openai", model=model), prices=prices),
         RunOptions(),
     )
     assert rest.reused == stats.graded and rest.graded == 10 - stats.graded
@@ -300,7 +300,9 @@ async def test_a_provider_that_is_down_stops_the_run_with_a_resumable_file(
         return None
 
     policy = RetryPolicy(attempts=2, down_after=0.0, min_failures_for_down=4)
-    client = ResilientClient(ScriptedJudge(responder), concurrency=1, policy=policy, sleep=no_sleep)
+    client = ResilientClient(
+        ScriptedClient(responder), concurrency=1, policy=policy, sleep=no_sleep
+    )
     src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(20)])
     out = tmp_path / "o.jsonl"
     with pytest.raises(ProviderDownError, match="no successful judge call"):
@@ -318,7 +320,7 @@ async def test_a_prompt_template_that_cannot_render_stops_the_run_naming_the_fil
     shutil.copytree(default_prompts_dir(), folder)
     template = folder / "scoring.user.j2"
     template.write_text(template.read_text() + "{{ qestion }}\n")  # a typo of a user's template
-    client = ScriptedJudge(good_responder, provider="openai", model="gpt-4o")
+    client = ScriptedClient(good_responder, provider="openai", model="gpt-4o")
     judge = Judge(client, prompts=PromptSet(folder))
     prices = PriceTable.load()
     budget = Budget(1.0, Estimator(judge, prices)) if with_budget else None
@@ -333,7 +335,7 @@ async def test_a_prompt_template_that_cannot_render_stops_the_run_naming_the_fil
 
 @pytest.mark.parametrize("status", [401, 403, 404, 407])
 async def test_rejected_credentials_model_or_proxy_stop_at_once(status: int) -> None:
-    inner = ScriptedJudge([ApiError(f"HTTP {status}: no", status)])
+    inner = ScriptedClient([ApiError(f"HTTP {status}: no", status)])
     client = ResilientClient(inner, concurrency=2)
     with pytest.raises(ProviderDownError, match="rejected"):
         await client.complete(_request())
@@ -358,7 +360,7 @@ async def test_retry_after_is_honoured_and_capped() -> None:
     ]
     policy = RetryPolicy(max_retry_after=10.0, backoff_base=0.5, backoff_max=4.0)
     client = ResilientClient(
-        ScriptedJudge(script), concurrency=4, policy=policy, sleep=record_sleep
+        ScriptedClient(script), concurrency=4, policy=policy, sleep=record_sleep
     )
     response = await client.complete(_request())
     assert response.content == "{}"
@@ -376,7 +378,7 @@ async def test_selection_by_metadata_and_a_stable_seeded_sample(tmp_path: Path) 
     async def graded_ids(selection: Selection, name: str) -> list[str]:
         out = tmp_path / name
         await grade_file(
-            src, out, Judge(ScriptedJudge(good_responder)), RunOptions(selection=selection)
+            src, out, Judge(ScriptedClient(good_responder)), RunOptions(selection=selection)
         )
         return ids_in(out)
 
@@ -392,21 +394,21 @@ async def test_selection_by_metadata_and_a_stable_seeded_sample(tmp_path: Path) 
 async def test_a_bad_line_before_the_end_is_refused_not_repaired(tmp_path: Path) -> None:
     src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(3)])
     out = tmp_path / "o.jsonl"
-    await grade_file(src, out, Judge(ScriptedJudge(good_responder)), RunOptions())
+    await grade_file(src, out, Judge(ScriptedClient(good_responder)), RunOptions())
     lines = out.read_text().splitlines(keepends=True)
     damaged = lines[0] + "garbage\n" + "".join(lines[1:])
     out.write_text(damaged)
     with pytest.raises(InputFileError, match=r"o\.jsonl:2: not a valid result line"):
-        await grade_file(src, out, Judge(ScriptedJudge([])), RunOptions())
+        await grade_file(src, out, Judge(ScriptedClient([])), RunOptions())
     assert out.read_text() == damaged  # untouched
 
 
 async def test_a_complete_last_line_missing_its_newline_is_kept(tmp_path: Path) -> None:
     src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(3)])
     out = tmp_path / "o.jsonl"
-    await grade_file(src, out, Judge(ScriptedJudge(good_responder)), RunOptions())
+    await grade_file(src, out, Judge(ScriptedClient(good_responder)), RunOptions())
     out.write_text(out.read_text().rstrip("\n"))
-    client = ScriptedJudge([])
+    client = ScriptedClient([])
     stats = await grade_file(src, out, Judge(client), RunOptions())
     assert stats.reused == 3 and client.history == []
     assert ids_in(out) == ["s-0", "s-1", "s-2"] and out.read_text().endswith("\n")
@@ -424,8 +426,8 @@ async def test_api_errors_are_retried_on_resume_but_judge_errors_are_kept(
 
     src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(3)])
     out = tmp_path / "o.jsonl"
-    await grade_file(src, out, Judge(ScriptedJudge(responder)), RunOptions())
-    again = ScriptedJudge(good_responder)
+    await grade_file(src, out, Judge(ScriptedClient(responder)), RunOptions())
+    again = ScriptedClient(good_responder)
     await grade_file(src, out, Judge(again), RunOptions())
     assert {r.session_id for r in again.history} == {"s-0"}
 
@@ -493,7 +495,7 @@ async def test_a_provider_failure_behind_a_full_reorder_window_does_not_hang(
 
     src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(10)])
     run = grade_file(
-        src, tmp_path / "o.jsonl", Judge(ScriptedJudge(responder)),
+        src, tmp_path / "o.jsonl", Judge(ScriptedClient(responder)),
         RunOptions(concurrency=3, window=2),
     )  # fmt: skip
     with pytest.raises(ProviderDownError):

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from research_judge.clients import ScriptedJudge, ScriptExhausted
+from research_judge.clients import ScriptedClient, ScriptExhausted
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
 from research_judge.cost.prices import PriceTable
 from research_judge.errors import ApiError, JudgeRefusal, ReplayMissError
@@ -23,7 +23,7 @@ def make(raw: dict[str, Any]) -> Session:
 
 
 async def test_two_calls_give_ratios_scores_and_a_verdict() -> None:
-    client = ScriptedJudge(good_responder)
+    client = ScriptedClient(good_responder)
     result = await Judge(client).grade(make(session()))
 
     assert [r.call for r in client.history] == ["counting", "scoring"]
@@ -42,7 +42,7 @@ async def test_two_calls_give_ratios_scores_and_a_verdict() -> None:
 
 
 async def test_scoring_call_sees_question_and_answer_but_not_the_references() -> None:
-    client = ScriptedJudge(good_responder)
+    client = ScriptedClient(good_responder)
     await Judge(client).grade(make(session()))
     scoring = next(r for r in client.history if r.call == "scoring")
     counting = next(r for r in client.history if r.call == "counting")
@@ -52,7 +52,7 @@ async def test_scoring_call_sees_question_and_answer_but_not_the_references() ->
 
 
 async def test_result_records_prompt_names_hashes_and_judge() -> None:
-    result = await Judge(ScriptedJudge(good_responder)).grade(make(session()))
+    result = await Judge(ScriptedClient(good_responder)).grade(make(session()))
     assert result.judge is not None
     assert result.judge.provider == "scripted"
     assert set(result.judge.prompts) == {"counting", "scoring", "reask"}
@@ -66,7 +66,7 @@ async def test_no_references_gives_null_relevance_and_utilization() -> None:
             return counting_reply([], grounded=[False])
         return scoring_reply()
 
-    result = await Judge(ScriptedJudge(responder)).grade(make(session(refs=0)))
+    result = await Judge(ScriptedClient(responder)).grade(make(session(refs=0)))
     assert result.ratios is not None
     assert result.ratios.relevance is None and result.ratios.utilization is None
     assert result.ratios.grounding == 0.0
@@ -78,7 +78,7 @@ async def test_no_claims_gives_null_grounding_and_the_rule_is_skipped() -> None:
             return counting_reply(ref_ids_in(request), grounded=[])
         return scoring_reply()
 
-    result = await Judge(ScriptedJudge(responder)).grade(make(session()))
+    result = await Judge(ScriptedClient(responder)).grade(make(session()))
     assert result.ratios is not None and result.ratios.grounding is None
     assert result.verdict == "pass"
 
@@ -123,7 +123,7 @@ async def test_each_invalid_counting_reply_is_reasked_with_the_problem(kind: str
         ids = ref_ids_in(request)
         return _invalid(kind, ids) if len(request.messages) == 1 else counting_reply(ids)
 
-    client = ScriptedJudge(responder)
+    client = ScriptedClient(responder)
     result = await Judge(client).grade(make(session()))
     assert result.error is None and result.verdict is not None
     reask = [r for r in client.history if r.call == "counting"][1]
@@ -140,7 +140,7 @@ async def test_invalid_after_all_attempts_is_an_error_not_a_verdict(kind: str) -
             return scoring_reply()
         return _invalid(kind, ref_ids_in(request))
 
-    client = ScriptedJudge(responder)
+    client = ScriptedClient(responder)
     result = await Judge(client).grade(make(session()))
     assert result.verdict is None
     assert result.error_kind == "judge_output"
@@ -172,7 +172,7 @@ async def test_invalid_scoring_is_retried_then_errored(bad_scoring: Any) -> None
         return bad_scoring
 
     settings = JudgeSettings(max_attempts=2)
-    client = ScriptedJudge(responder)
+    client = ScriptedClient(responder)
     result = await Judge(client, settings=settings).grade(make(session()))
     assert result.error_kind == "judge_output" and result.verdict is None
     assert sum(r.call == "scoring" for r in client.history) == 2
@@ -189,7 +189,7 @@ async def test_refusal_is_reasked_without_echoing_the_partial_reply() -> None:
             return JudgeRefusal("reply truncated at max_output_tokens")
         return counting_reply(ref_ids_in(request))
 
-    client = ScriptedJudge(responder)
+    client = ScriptedClient(responder)
     result = await Judge(client).grade(make(session()))
     assert result.error is None
     second = [r for r in client.history if r.call == "counting"][1]
@@ -208,7 +208,7 @@ async def test_api_failures_become_session_errors(exc: Exception, kind: str) -> 
     def responder(request: JudgeRequest) -> Any:
         return exc if request.call == "counting" else scoring_reply()
 
-    client = ScriptedJudge(responder)
+    client = ScriptedClient(responder)
     result = await Judge(client).grade(make(session()))
     assert result.error_kind == kind and result.verdict is None
     assert result.error is not None and result.error.startswith("counting call: ")
@@ -226,9 +226,9 @@ async def test_strict_evidence_counts_unverifiable_yes_as_no() -> None:
                 v["evidence"] = "a sentence that appears nowhere"
         return reply
 
-    lenient = await Judge(ScriptedJudge(responder)).grade(make(session()))
+    lenient = await Judge(ScriptedClient(responder)).grade(make(session()))
     strict = await Judge(
-        ScriptedJudge(responder), settings=JudgeSettings(strict_evidence=True)
+        ScriptedClient(responder), settings=JudgeSettings(strict_evidence=True)
     ).grade(make(session()))
     assert lenient.ratios is not None and strict.ratios is not None
     assert lenient.ratios.grounding == 1.0
@@ -246,8 +246,8 @@ async def test_policy_is_applied_and_changes_the_fingerprint() -> None:
             return scoring_reply(effectiveness=2)
         return counting_reply(ref_ids_in(request))
 
-    default = Judge(ScriptedJudge(responder))
-    strict = Judge(ScriptedJudge(responder), policy=strict_policy)
+    default = Judge(ScriptedClient(responder))
+    strict = Judge(ScriptedClient(responder), policy=strict_policy)
     result = await strict.grade(make(session()))
     assert result.verdict == "fail" and result.verdict_reasons == ["effectiveness 2 < 3"]
     assert default.fingerprint != strict.fingerprint
@@ -261,7 +261,7 @@ async def test_cost_counts_only_billable_replies() -> None:
 
     prices = PriceTable.load()
     model_price = next(iter(prices.models.items()))
-    client = ScriptedJudge(responder, provider="openai", model=model_price[0])
+    client = ScriptedClient(responder, provider="openai", model=model_price[0])
     result = await Judge(client, prices=prices).grade(make(session()))
     assert result.usage.input_tokens == 2_000_000
     assert result.usage.cache_hits == 1
@@ -272,7 +272,7 @@ async def test_session_text_reaches_the_judge_verbatim() -> None:
     tricky = 'Use {{ user.name }} and {% if x %}y{% endif %}; it\'s "quoted" <b>&amp;</b>'
     raw = session(answer=tricky)
     raw["trajectory"][0]["content"] = tricky
-    client = ScriptedJudge(good_responder)
+    client = ScriptedClient(good_responder)
     await Judge(client).grade(make(raw))
     for request in client.history:
         assert tricky in request.messages[0].content
@@ -282,12 +282,12 @@ async def test_replies_that_cost_nothing_cost_zero_even_for_an_unpriced_model() 
     def responder(request: JudgeRequest) -> Any:
         return JudgeResponse(json.dumps(good_responder(request)), Usage(500, 0, 80), cached=True)
 
-    client = ScriptedJudge(responder, model="no-such-model-in-the-table")
+    client = ScriptedClient(responder, model="no-such-model-in-the-table")
     result = await Judge(client, prices=PriceTable.load()).grade(make(session()))
     assert result.usage.cost_usd == 0.0 and result.usage.input_tokens == 1000
 
 
 async def test_a_billable_reply_from_an_unpriced_model_has_unknown_cost() -> None:
-    client = ScriptedJudge(good_responder, model="no-such-model-in-the-table")
+    client = ScriptedClient(good_responder, model="no-such-model-in-the-table")
     result = await Judge(client, prices=PriceTable.load()).grade(make(session()))
     assert result.usage.cost_usd is None

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from research_judge.clients import ScriptedJudge
+from research_judge.clients import ScriptedClient
 from research_judge.clients.base import JudgeRequest
 from research_judge.engine import RunOptions, grade_file
 from research_judge.judge.grader import Judge
@@ -25,7 +25,7 @@ WORKER = r"""
 import asyncio, sys
 sys.path.insert(0, {tests!r})
 from support import good_responder
-from research_judge.clients import ScriptedJudge
+from research_judge.clients import ScriptedClient
 from research_judge.engine import RunOptions, grade_file
 from research_judge.judge.grader import Judge
 
@@ -36,7 +36,7 @@ async def slow(request):
     await asyncio.sleep(0.004)
     return good_responder(request)
 
-asyncio.run(grade_file({src!r}, {out!r}, Judge(ScriptedJudge(slow)), RunOptions(concurrency=8)))
+asyncio.run(grade_file({src!r}, {out!r}, Judge(ScriptedClient(slow)), RunOptions(concurrency=8)))
 """
 
 N = 300
@@ -72,7 +72,7 @@ def test_kill_minus_nine_then_resume(tmp_path: Path, delay: float) -> None:
         return good_responder(request)
 
     stats = asyncio.run(
-        grade_file(src, out, Judge(ScriptedJudge(responder)), RunOptions(concurrency=8))
+        grade_file(src, out, Judge(ScriptedClient(responder)), RunOptions(concurrency=8))
     )
     ids = [r.session_id for r in read_results(out)]
     assert ids == [f"s-{i:04}" for i in range(N)]  # each exactly once, in input order

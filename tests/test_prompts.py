@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from research_judge.clients.base import JudgeRequest
-from research_judge.clients.scripted import ScriptedJudge
+from research_judge.clients.scripted import ScriptedClient
 from research_judge.errors import ConfigError
 from research_judge.judge.grader import Judge
 from research_judge.judge.prompts import CALLS, PromptSet, default_prompts_dir
@@ -49,7 +49,7 @@ def make_session(sid: str = "s-1", **fields: Any) -> Session:
 
 
 def requests_for(session: Session, prompts: PromptSet | None = None) -> dict[str, JudgeRequest]:
-    counting, scoring = Judge(ScriptedJudge([]), prompts=prompts).first_requests(session)
+    counting, scoring = Judge(ScriptedClient([]), prompts=prompts).first_requests(session)
     return {"counting": counting, "scoring": scoring}
 
 

@@ -27,9 +27,9 @@ _EXPORTS = {
     "JudgeRequest": "clients.base",
     "JudgeResponse": "clients.base",
     "make_client": "clients",
-    "ScriptedJudge": "clients",
-    "RecordingJudge": "clients",
-    "ReplayJudge": "clients",
+    "ScriptedClient": "clients",
+    "RecordingClient": "clients",
+    "ReplayClient": "clients",
     # many sessions, results
     "grade_file": "engine",
     "RunOptions": "engine",
@@ -58,13 +58,13 @@ __all__ = [
     "JudgeResponse",
     "JudgeSettings",
     "PromptSet",
-    "RecordingJudge",
+    "RecordingClient",
     "Reference",
-    "ReplayJudge",
+    "ReplayClient",
     "ResearchJudgeError",
     "Result",
     "RunOptions",
-    "ScriptedJudge",
+    "ScriptedClient",
     "Selection",
     "Session",
     "UserError",
@@ -92,7 +92,7 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:
-    from .clients import RecordingJudge, ReplayJudge, ScriptedJudge, make_client
+    from .clients import RecordingClient, ReplayClient, ScriptedClient, make_client
     from .clients.base import JudgeClient, JudgeRequest, JudgeResponse
     from .compare import compare_runs
     from .engine import RunOptions, Selection, grade_file

@@ -12,13 +12,13 @@ import json
 from dataclasses import fields
 from typing import TextIO
 
-from ..clients import ReplayJudge, make_client
+from ..clients import ReplayClient, make_client
 from ..clients.base import JudgeClient, JudgeRequest, JudgeResponse
-from ..clients.recording import RecordingJudge
+from ..clients.recording import RecordingClient
 from ..cost.prices import PriceTable
 from ..engine import (
     Budget,
-    CachingJudge,
+    CachingClient,
     Estimator,
     ResilientClient,
     RetryPolicy,
@@ -40,16 +40,16 @@ from .grade import EXIT_FAILED_ITEMS, EXIT_OK, EXIT_PROVIDER_DOWN, EXIT_STOPPED,
 
 def build_client(args: argparse.Namespace) -> JudgeClient:
     if args.replay:
-        return ReplayJudge(args.replay, provider=args.provider, model=args.model)
+        return ReplayClient(args.replay, provider=args.provider, model=args.model)
     client: JudgeClient = make_client(
         args.provider, args.model, base_url=args.base_url, mode=args.mode, timeout=args.timeout
     )
     policy = RetryPolicy(attempts=args.retries + 1, down_after=args.down_after)
     client = ResilientClient(client, concurrency=args.concurrency, policy=policy)
     if not args.no_cache:
-        client = CachingJudge(client, args.cache_dir or default_cache_dir())
+        client = CachingClient(client, args.cache_dir or default_cache_dir())
     if args.record:
-        client = RecordingJudge(client, args.record)
+        client = RecordingClient(client, args.record)
     return client
 
 

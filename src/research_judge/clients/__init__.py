@@ -1,7 +1,7 @@
 """Judge clients: one protocol (``JudgeClient``), a client per provider, scripts, record/replay.
 
 ``make_client`` builds what the command line asks for. The network clients (and the HTTP and SDK
-libraries under them) are imported only when one is built (``OpenAIJudge`` and ``AnthropicJudge``
+libraries under them) are imported only when one is built (``OpenAIClient`` and ``AnthropicClient``
 are loaded on first access), so importing this package stays cheap and ``--replay`` never loads
 them.
 """
@@ -13,28 +13,28 @@ from typing import TYPE_CHECKING, Any, cast
 
 from research_judge.clients._http import MODES, AnthropicMode, OpenAIMode, check_mode
 from research_judge.clients.base import JudgeClient, JudgeRequest, JudgeResponse, Message, Usage
-from research_judge.clients.recording import RecordingJudge, ReplayJudge
-from research_judge.clients.scripted import ScriptedJudge, ScriptExhausted
+from research_judge.clients.recording import RecordingClient, ReplayClient
+from research_judge.clients.scripted import ScriptedClient, ScriptExhausted
 from research_judge.cost.tokens import estimate_tokens
 from research_judge.errors import ConfigError
 
 if TYPE_CHECKING:
-    from research_judge.clients.anthropic import AnthropicJudge
-    from research_judge.clients.openai import OpenAIJudge
+    from research_judge.clients.anthropic import AnthropicClient
+    from research_judge.clients.openai import OpenAIClient
 
 __all__ = [
     "MODES",
     "PROVIDERS",
-    "AnthropicJudge",
+    "AnthropicClient",
     "JudgeClient",
     "JudgeRequest",
     "JudgeResponse",
     "Message",
-    "OpenAIJudge",
-    "RecordingJudge",
-    "ReplayJudge",
+    "OpenAIClient",
+    "RecordingClient",
+    "ReplayClient",
     "ScriptExhausted",
-    "ScriptedJudge",
+    "ScriptedClient",
     "Usage",
     "estimate_tokens",
     "make_client",
@@ -68,30 +68,30 @@ def make_client(
     if replay is not None:
         if record is not None:
             raise ConfigError("--record and --replay cannot be used together")
-        return ReplayJudge(replay, provider=provider, model=model)
+        return ReplayClient(replay, provider=provider, model=model)
     options: dict[str, Any] = {"api_key": api_key, "base_url": base_url}
     if timeout is not None:
         options["timeout"] = timeout
     client: JudgeClient
     if provider == "openai":
-        from research_judge.clients.openai import OpenAIJudge
+        from research_judge.clients.openai import OpenAIClient
 
-        client = OpenAIJudge(model, mode=cast(OpenAIMode, chosen), **options)
+        client = OpenAIClient(model, mode=cast(OpenAIMode, chosen), **options)
     else:
-        from research_judge.clients.anthropic import AnthropicJudge
+        from research_judge.clients.anthropic import AnthropicClient
 
-        client = AnthropicJudge(model, mode=cast(AnthropicMode, chosen), **options)
-    return RecordingJudge(client, record) if record is not None else client
+        client = AnthropicClient(model, mode=cast(AnthropicMode, chosen), **options)
+    return RecordingClient(client, record) if record is not None else client
 
 
 def __getattr__(name: str) -> Any:
     # Lazy exports: aiohttp and the anthropic SDK take 0.3-2.5 s to import; load them when used.
-    if name == "OpenAIJudge":
-        from research_judge.clients.openai import OpenAIJudge
+    if name == "OpenAIClient":
+        from research_judge.clients.openai import OpenAIClient
 
-        return OpenAIJudge
-    if name == "AnthropicJudge":
-        from research_judge.clients.anthropic import AnthropicJudge
+        return OpenAIClient
+    if name == "AnthropicClient":
+        from research_judge.clients.anthropic import AnthropicClient
 
-        return AnthropicJudge
+        return AnthropicClient
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -30,7 +30,7 @@ _ENV_KEY = "ANTHROPIC_API_KEY"
 _ENV_URL = "ANTHROPIC_BASE_URL"
 
 
-class AnthropicJudge:
+class AnthropicClient:
     """A ``JudgeClient`` speaking ``/v1/messages``."""
 
     provider = "anthropic"
@@ -62,7 +62,7 @@ class AnthropicJudge:
 
     def __repr__(self) -> str:  # never shows the key
         return (
-            f"AnthropicJudge(model={self.model!r}, base_url={self.base_url!r}, mode={self.mode!r})"
+            f"AnthropicClient(model={self.model!r}, base_url={self.base_url!r}, mode={self.mode!r})"
         )
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from ..errors import ConfigError, ReplayMissError
 from .base import JudgeClient, JudgeRequest, JudgeResponse
-from .recording import RecordingJudge, ReplayJudge
+from .recording import RecordingClient, ReplayClient
 
 
-class CachingJudge:
+class CachingClient:
     def __init__(self, inner: JudgeClient, directory: str | Path) -> None:
         self.inner = inner
         self.provider = inner.provider
@@ -23,8 +23,8 @@ class CachingJudge:
             path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ConfigError(f"cannot create cache directory {path}: {exc}") from exc
-        self._lookup = ReplayJudge(path, provider=self.provider, model=self.model)
-        self._store = RecordingJudge(inner, path)
+        self._lookup = ReplayClient(path, provider=self.provider, model=self.model)
+        self._store = RecordingClient(inner, path)
         self.hits = 0
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:

@@ -40,7 +40,7 @@ _ENV_URL = "OPENAI_BASE_URL"
 _ENV_HEADERS = {"OPENAI_ORG_ID": "OpenAI-Organization", "OPENAI_PROJECT_ID": "OpenAI-Project"}
 
 
-class OpenAIJudge:
+class OpenAIClient:
     """A ``JudgeClient`` speaking ``POST {base_url}/chat/completions``.
 
     ``token_limit_field`` names the length cap sent: OpenAI's current models want
@@ -79,7 +79,7 @@ class OpenAIJudge:
         self._http = JsonPoster(url, headers, timeout)
 
     def __repr__(self) -> str:  # never shows the key
-        return f"OpenAIJudge(model={self.model!r}, base_url={self.base_url!r}, mode={self.mode!r})"
+        return f"OpenAIClient(model={self.model!r}, base_url={self.base_url!r}, mode={self.mode!r})"
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
         payload = json.dumps(self.request_body(request), separators=(",", ":")).encode()

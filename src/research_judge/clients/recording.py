@@ -2,7 +2,7 @@
 
 A recording is readable JSON keyed by ``JudgeRequest.key(provider, model)``, the hash of exactly
 what was asked, so a replay answers the same question with the same reply whatever the session id.
-Two layouts, both readable by ``ReplayJudge``:
+Two layouts, both readable by ``ReplayClient``:
 
 - a directory with one ``<key>.json`` per exchange (written atomically: temp file + rename);
 - a single ``.jsonl`` file, one exchange per line (appended; the last line for a key wins).
@@ -75,7 +75,7 @@ def exchange_for(
     )
 
 
-class RecordingJudge:
+class RecordingClient:
     """Forwards to ``inner`` and saves every successful exchange under ``path``."""
 
     def __init__(self, inner: JudgeClient, path: str | Path) -> None:
@@ -116,7 +116,7 @@ class RecordingJudge:
         await self.inner.aclose()
 
 
-class ReplayJudge:
+class ReplayClient:
     """Answers only from recordings (a directory or a ``.jsonl`` file); never touches the network.
 
     A directory is read lazily, one file per requested key; a JSONL file is read at start.

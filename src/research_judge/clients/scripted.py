@@ -2,8 +2,8 @@
 
 Give it a list of replies consumed one per call, or one function that answers every call:
 
-    ScriptedJudge(['{"verdicts": []}', {"scores": [...]}, TransientApiError("flaky"), fn])
-    ScriptedJudge(lambda request: {"scores": [...]})
+    ScriptedClient(['{"verdicts": []}', {"scores": [...]}, TransientApiError("flaky"), fn])
+    ScriptedClient(lambda request: {"scores": [...]})
 
 A reply may be JSON text, a dict (serialised), a ready ``JudgeResponse``, an exception instance
 (raised), or a callable ``f(request)`` returning any of those (it may be ``async``). Usage is an
@@ -30,7 +30,7 @@ class ScriptExhausted(ResearchJudgeError):
     """The script ran out of replies: the code under test made more calls than it expected."""
 
 
-class ScriptedJudge:
+class ScriptedClient:
     """A ``JudgeClient`` whose replies are given up front. ``history`` lists the requests seen."""
 
     def __init__(
@@ -46,7 +46,7 @@ class ScriptedJudge:
         self.closed = False
         if isinstance(replies, str | dict | JudgeResponse | BaseException):
             # A lone reply is almost certainly a mistake (a str would be read letter by letter).
-            raise TypeError("ScriptedJudge takes a list of replies or one function, not one reply")
+            raise TypeError("ScriptedClient takes a list of replies or one function, not one reply")
         if callable(replies):
             self._responder: Responder | None = replies
             self._script: list[ScriptItem] = []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..clients.cache import CachingJudge
+from ..clients.cache import CachingClient
 from ..clients.resilience import AdaptiveLimiter, ResilientClient, RetryPolicy
 from ..cost.estimate import Budget, Estimate, Estimator
 from .run import RunOptions, RunStats, grade_file
@@ -11,7 +11,7 @@ from .select import Selection, parse_where
 __all__ = [
     "AdaptiveLimiter",
     "Budget",
-    "CachingJudge",
+    "CachingClient",
     "Estimate",
     "Estimator",
     "ResilientClient",

@@ -1,6 +1,6 @@
 """Helpers for testing code that talks to a judge: a fake OpenAI-compatible server.
 
-For judge clients without any HTTP, see ``research_judge.clients.ScriptedJudge``.
+For judge clients without any HTTP, see ``research_judge.clients.ScriptedClient``.
 """
 
 from __future__ import annotations

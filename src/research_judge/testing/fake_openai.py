@@ -1,7 +1,7 @@
 """A small OpenAI-compatible server on 127.0.0.1, for tests and benchmarks of the real clients.
 
     with FakeOpenAIServer(lambda body: '{"scores": []}', latency=0.05, max_concurrent=8) as srv:
-        judge = OpenAIJudge("fake-model", api_key="sk-test", base_url=srv.base_url)
+        judge = OpenAIClient("fake-model", api_key="sk-test", base_url=srv.base_url)
         ...
         assert srv.stats.rate_limited == 0
 
