@@ -11,7 +11,6 @@ import json
 
 from judge_replies import MODEL, counting_reply, scoring_reply
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
-from research_judge.testing.prompts import reference_ids_in
 
 
 class InstantClient:
@@ -25,7 +24,7 @@ class InstantClient:
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
         if request.call != "counting":
             return self._scoring
-        ids = tuple(reference_ids_in(request.messages[0].content))
+        ids = request.material.reference_ids if request.material is not None else ()
         text = self._texts.get(ids)
         if text is None:
             text = self._texts[ids] = json.dumps(counting_reply(list(ids)))

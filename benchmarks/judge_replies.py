@@ -5,10 +5,12 @@ prose, and each answer states "Fact N is true [rN]." for every reference plus on
 claim, so the replies built here quote text that really occurs: evidence verification does its
 full work, and the verdicts mix yes and no as a real judge's would.
 
-The same replies serve two clients: ``respond`` answers the fake OpenAI server (it sees the raw
-request body) and ``InstantClient`` answers without HTTP. Both find the reference ids on the
-counting prompt's line "The trajectory holds N references: r1, r2."
-(``research_judge.testing.reference_ids_in``).
+The same replies serve two clients: ``respond`` answers the fake OpenAI server and
+``InstantClient`` answers without HTTP, from the request's material. ``respond`` sees only the
+raw body, exactly as the bare baseline loops post it (no material header), so it finds the
+reference ids on the counting prompt's line "The trajectory holds N references: r1, r2.": a
+benchmark reading its own generated prompts, where the fake judge of ``research_judge.testing``
+reads structured material instead.
 
 ``respond`` also logs every request it answers when ``RJ_BENCH_ASK_LOG`` names a file: one line
 "<call> <sha256 of the first user message>" so a benchmark can tell which sessions were sent.
@@ -23,8 +25,6 @@ import os
 import random
 from pathlib import Path
 from typing import IO, Any
-
-from research_judge.testing.prompts import reference_ids_in
 
 MODEL = "gpt-4o-mini"  # the judge model every benchmark names (the fake server ignores it)
 ASK_LOG_ENV = "RJ_BENCH_ASK_LOG"
@@ -157,6 +157,17 @@ def respond(body: dict[str, Any]) -> str:
         counting_reply(reference_ids_in(str(first_user))) if call == "counting" else scoring_reply()
     )
     return json.dumps(reply)
+
+
+_LISTING = "The trajectory holds"
+
+
+def reference_ids_in(prompt: str) -> list[str]:
+    """The reference ids a rendered counting prompt lists ([] for a session without any)."""
+    for line in prompt.splitlines():
+        if line.startswith(_LISTING) and ":" in line:
+            return [part.strip(" .") for part in line.split(":", 1)[1].split(",")]
+    return []
 
 
 def _log(call: str, first_user: str) -> None:

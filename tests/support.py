@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from research_judge.clients.base import JudgeRequest, Message
-from research_judge.testing.prompts import reference_ids_in
+from research_judge.clients.base import JudgeRequest
+from research_judge.clients.material import MATERIAL_HEADER, decode_material
 
 CRITERIA = ("effectiveness", "fluff", "structure")
 
@@ -76,8 +76,9 @@ def scoring_reply(effectiveness: int = 3, fluff: int = 3, structure: int = 3) ->
 
 
 def ref_ids_in(request: JudgeRequest) -> list[str]:
-    """Reference ids named in the rendered counting prompt."""
-    return reference_ids_in(request.messages[0].content)
+    """Reference ids the request shows, from its material (never read back from the prompt)."""
+    assert request.material is not None, "the grader fills every request's material"
+    return list(request.material.reference_ids)
 
 
 def good_responder(request: JudgeRequest) -> dict[str, Any]:
@@ -86,16 +87,15 @@ def good_responder(request: JudgeRequest) -> dict[str, Any]:
     return scoring_reply()
 
 
-def body_responder(body: dict[str, Any]) -> str:
-    """A fake-server responder: well-formed replies built from the request body alone."""
-    fmt = body.get("response_format") or {}
-    name = (fmt.get("json_schema") or {}).get("name", "")
-    user = next(m["content"] for m in body["messages"] if m["role"] == "user")
-    request = JudgeRequest(
-        "counting" if name == "counting_verdicts" else "scoring",
-        "",
-        (Message("user", user),),
-        name,
-        {},
-    )
-    return json.dumps(good_responder(request))
+class HeaderGoodResponder:
+    """A fake-server responder giving ``good_responder``'s replies, from the material header
+    that ``grade --send-material`` adds."""
+
+    def respond(self, body: dict[str, Any], headers: dict[str, str]) -> str:
+        call, _, material = decode_material(headers[MATERIAL_HEADER.lower()])
+        if call == "counting":
+            return json.dumps(counting_reply(list(material.reference_ids)))
+        return json.dumps(scoring_reply())
+
+
+body_responder = HeaderGoodResponder()

@@ -42,7 +42,12 @@ def build_client(args: argparse.Namespace) -> JudgeClient:
     if args.replay:
         return ReplayClient(args.replay, provider=args.provider, model=args.model)
     client: JudgeClient = make_client(
-        args.provider, args.model, base_url=args.base_url, mode=args.mode, timeout=args.timeout
+        args.provider,
+        args.model,
+        base_url=args.base_url,
+        mode=args.mode,
+        timeout=args.timeout,
+        send_material=args.send_material,
     )
     policy = RetryPolicy(attempts=args.retries + 1, down_after=args.down_after)
     client = ResilientClient(client, concurrency=args.concurrency, policy=policy)

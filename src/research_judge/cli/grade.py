@@ -71,6 +71,12 @@ def register(subparsers: Any) -> None:
         default=_JUDGE.temperature,
         help="sampling temperature; 'none' sends none (reasoning models accept only their own)",
     )
+    judge.add_argument(
+        "--send-material",
+        action="store_true",
+        help="send each request's material (call, reference ids) in a header, for test judges "
+        "such as research-judge serve-fake; the request body does not change",
+    )
     judge.add_argument("--prompts", metavar="DIR", help="folder of prompt templates to use")
     judge.add_argument(
         "--strict-evidence",

@@ -53,11 +53,14 @@ def make_client(
     replay: str | Path | None = None,
     api_key: str | None = None,
     timeout: float | None = None,
+    send_material: bool = False,
 ) -> JudgeClient:
     """The judge client for ``--provider/--model`` and friends.
 
     ``replay`` wins over the network: no network client is built and no key is needed. ``record``
     wraps the network client and saves every exchange. Both together is a configuration error.
+    ``send_material`` (OpenAI-compatible servers only) sends each request's material in a header,
+    for test judges such as ``research-judge serve-fake``.
     """
     if provider not in PROVIDERS:
         raise ConfigError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
@@ -76,7 +79,13 @@ def make_client(
     if provider == "openai":
         from research_judge.clients.openai import OpenAIClient
 
-        client = OpenAIClient(model, mode=cast(OpenAIMode, chosen), **options)
+        client = OpenAIClient(
+            model, mode=cast(OpenAIMode, chosen), send_material=send_material, **options
+        )
+    elif send_material:
+        raise ConfigError(
+            "--send-material is for OpenAI-compatible test servers (--provider openai)"
+        )
     else:
         from research_judge.clients.anthropic import AnthropicClient
 

@@ -45,11 +45,15 @@ class JsonPoster:
         self._session: aiohttp.ClientSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    async def post(self, body: bytes) -> tuple[int, CIMultiDictProxy[str], bytes]:
+    async def post(
+        self, body: bytes, headers: dict[str, str] | None = None
+    ) -> tuple[int, CIMultiDictProxy[str], bytes]:
+        """``headers`` add to the session's for this request only."""
         async with self._open().post(
             # A redirect means a wrong base URL; following it would turn the POST into a GET.
             self.url,
             data=body,
+            headers=headers,
             proxy=self.proxy,
             allow_redirects=False,
         ) as reply:

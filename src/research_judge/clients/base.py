@@ -22,6 +22,20 @@ class Message:
 
 
 @dataclass(frozen=True)
+class Material:
+    """What a request asks about, as data rather than prompt text.
+
+    ``reference_ids`` are the references the prompt shows (none for scoring); ``claims`` is the
+    claim list when the caller fixed it, else None (the judge finds the claims). Fake and
+    scripted judges answer from this instead of reading the prompt back; real judges never see
+    it, and it is not part of the request's key, so recordings and the cache ignore it.
+    """
+
+    reference_ids: tuple[str, ...] = ()
+    claims: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
 class JudgeRequest:
     """One judge call, fully rendered.
 
@@ -29,6 +43,8 @@ class JudgeRequest:
     ``messages`` holds the session material and, on a re-ask, the bad reply and the feedback.
     ``schema`` is the JSON schema of the reply. ``session_id`` only labels errors: it is not part
     of the content hash, so identical material is answered identically whatever its id.
+    ``material`` is the same session material as data (see ``Material``); it is not hashed
+    either.
     """
 
     call: CallKind
@@ -39,6 +55,7 @@ class JudgeRequest:
     max_output_tokens: int = 4096
     temperature: float | None = 0.0
     session_id: str = ""
+    material: Material | None = field(default=None, compare=False)
     # ``key()`` per (provider, model), kept on first use: the response cache looks a request up
     # and then records it, and hashing a whole prompt is the costliest step of either. ``replace``
     # builds a new request with an empty one.

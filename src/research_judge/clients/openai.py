@@ -30,6 +30,7 @@ from research_judge.clients import _http
 from research_judge.clients._http import DEFAULT_TIMEOUT, OpenAIMode
 from research_judge.clients._transport import JsonPoster
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
+from research_judge.clients.material import MATERIAL_HEADER, encode_material
 from research_judge.errors import ApiError, ConfigError, JudgeRefusal
 
 TokenLimitField = Literal["max_completion_tokens", "max_tokens"]
@@ -45,6 +46,9 @@ class OpenAIClient:
 
     ``token_limit_field`` names the length cap sent: OpenAI's current models want
     ``max_completion_tokens``; some older compatible servers only read ``max_tokens``.
+    ``send_material`` adds the request's material as a header, for test judges such as
+    ``research-judge serve-fake`` (``research_judge.testing.fake_judge``); the body, and so the
+    recordings and the cache, do not change.
     The HTTP session is opened on the first call and closed by ``aclose()``.
     """
 
@@ -59,11 +63,13 @@ class OpenAIClient:
         mode: OpenAIMode = "json_schema",
         timeout: float = DEFAULT_TIMEOUT,
         token_limit_field: TokenLimitField = "max_completion_tokens",
+        send_material: bool = False,
     ) -> None:
         _http.check_mode(self.provider, mode)
         self.model = model
         self.mode: OpenAIMode = mode
         self.token_limit_field: TokenLimitField = token_limit_field
+        self.send_material = send_material
         self._api_key = _http.resolve_api_key(api_key, _ENV_KEY, self.provider)
         self.base_url = _checked_base_url(_http.resolve_base_url(base_url, _ENV_URL))
         headers = {
@@ -83,8 +89,9 @@ class OpenAIClient:
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
         payload = json.dumps(self.request_body(request), separators=(",", ":")).encode()
+        extra = material_headers(request) if self.send_material else None
         try:
-            status, headers, content = await self._http.post(payload)
+            status, headers, content = await self._http.post(payload, extra)
         except aiohttp.ClientHttpProxyError as exc:
             # The proxy, not the provider, answered (to an https CONNECT): 407 will not heal.
             if exc.status == 407:
@@ -213,6 +220,10 @@ class OpenAIClient:
             # OpenAI sends 429 for an exhausted quota too; waiting will not fix that one.
             permanent=error.get("code") == "insufficient_quota",
         )
+
+
+def material_headers(request: JudgeRequest) -> dict[str, str]:
+    return {MATERIAL_HEADER: encode_material(request)}
 
 
 def _checked_base_url(configured: str | None) -> str:

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
 from .._canonical import content_hash
-from ..clients.base import CallKind, JudgeClient, JudgeRequest, Message, Usage
+from ..clients.base import CallKind, JudgeClient, JudgeRequest, Material, Message, Usage
 from ..cost.prices import PriceTable
 from ..errors import (
     ApiError,
@@ -108,6 +108,7 @@ class Judge:
             "references": [ref.model_dump() for ref in session.trajectory],
         }
         s = self.settings
+        ids = tuple(session.reference_ids)
 
         def request(
             call: CallKind, schema_name: str, schema: dict[str, Any], limit: int
@@ -122,6 +123,8 @@ class Judge:
                 max_output_tokens=limit,
                 temperature=s.temperature,
                 session_id=session.id,
+                # Counting shows every reference; scoring shows only question and answer.
+                material=Material(ids if call == "counting" else ()),
             )
 
         return (

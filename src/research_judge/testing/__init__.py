@@ -1,24 +1,30 @@
-"""Helpers for testing code that talks to a judge: a fake OpenAI-compatible server.
+"""Helpers for testing code that talks to a judge: a fake OpenAI-compatible server and a fake
+judge that answers any session validly from the request's material.
 
-For judge clients without any HTTP, see ``research_judge.clients.ScriptedClient``.
+For judge clients without any HTTP, see ``research_judge.clients.ScriptedClient``; give it
+``fake_judge_reply`` to answer every call validly.
 """
 
 from __future__ import annotations
 
+from research_judge.testing.fake_judge import FakeJudge, fake_judge_reply, fake_reply
 from research_judge.testing.fake_openai import (
     FakeOpenAIServer,
     FakeReply,
+    HeaderResponder,
     Responder,
     SeenRequest,
     ServerStats,
 )
-from research_judge.testing.prompts import reference_ids_in
 
 __all__ = [
+    "FakeJudge",
     "FakeOpenAIServer",
     "FakeReply",
+    "HeaderResponder",
     "Responder",
     "SeenRequest",
     "ServerStats",
-    "reference_ids_in",
+    "fake_judge_reply",
+    "fake_reply",
 ]

@@ -28,7 +28,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, TypeAlias
+from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 from research_judge.cost.tokens import estimate_tokens
 
@@ -46,7 +46,19 @@ class FakeReply:
 
 
 ReplyValue: TypeAlias = str | FakeReply
-Responder: TypeAlias = Callable[[dict[str, Any]], ReplyValue | Awaitable[ReplyValue]]
+
+
+@runtime_checkable
+class HeaderResponder(Protocol):
+    """A responder that also reads the request's headers (lower-cased names), such as
+    ``FakeJudge``. A ``ValueError`` it raises is the request's fault: the reply is HTTP 400."""
+
+    def respond(self, body: dict[str, Any], headers: dict[str, str]) -> ReplyValue: ...
+
+
+Responder: TypeAlias = (
+    Callable[[dict[str, Any]], ReplyValue | Awaitable[ReplyValue]] | HeaderResponder
+)
 
 
 @dataclass
@@ -217,7 +229,7 @@ class FakeOpenAIServer:
         keep_alive = version == "HTTP/1.1" and headers.get("connection", "").lower() != "close"
         path = target.split("?", 1)[0].rstrip("/")
         if method == "POST" and path == "/v1/chat/completions":
-            status, payload, extra = await self._chat(body, "authorization" in headers)
+            status, payload, extra = await self._chat(body, headers)
         elif method == "GET" and path == "/v1/models":
             status, payload, extra = 200, {"object": "list", "data": [_model("fake-model")]}, {}
         else:
@@ -226,8 +238,9 @@ class FakeOpenAIServer:
         return keep_alive
 
     async def _chat(
-        self, raw: bytes, has_authorization: bool
+        self, raw: bytes, headers: dict[str, str]
     ) -> tuple[int, dict[str, Any], dict[str, str]]:
+        has_authorization = "authorization" in headers
         stats = self.stats
         stats.requests += 1
         stats.with_authorization += has_authorization
@@ -237,11 +250,13 @@ class FakeOpenAIServer:
                 raise ValueError("the body is not a JSON object")
         except ValueError as exc:
             return _error(400, f"invalid JSON body: {exc}")
-        status, payload, extra = await self._answer(body)
+        status, payload, extra = await self._answer(body, headers)
         self.requests.append(SeenRequest(body, has_authorization, status))
         return status, payload, extra
 
-    async def _answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
+    async def _answer(
+        self, body: dict[str, Any], headers: dict[str, str]
+    ) -> tuple[int, dict[str, Any], dict[str, str]]:
         stats = self.stats
         if self.fail_status is not None and (
             self.fail_count is None or self._failures_sent < self.fail_count
@@ -262,7 +277,14 @@ class FakeOpenAIServer:
         loop = asyncio.get_running_loop()
         due = loop.time() + self.latency
         try:
-            reply = self.responder(body)
+            if isinstance(self.responder, HeaderResponder):
+                try:
+                    reply: Any = self.responder.respond(body, headers)
+                except ValueError as exc:
+                    stats.failed += 1
+                    return _error(400, str(exc))
+            else:
+                reply = self.responder(body)
             if inspect.isawaitable(reply):
                 reply = await reply
             fake = reply if isinstance(reply, FakeReply) else FakeReply(content=reply)

@@ -1,0 +1,50 @@
+"""A request's material as an HTTP header, for test judges behind a real client.
+
+``OpenAIClient(send_material=True)`` (``grade --send-material``) sends it; the fake judge of
+``research-judge serve-fake`` reads it. The body is left alone, so recordings and the cache are
+the same with or without it.
+"""
+
+from __future__ import annotations
+
+import json
+
+from research_judge.clients.base import CallKind, JudgeRequest, Material
+
+MATERIAL_HEADER = "X-Research-Judge-Material"
+
+
+class MaterialMissing(ValueError):
+    """A request reached the fake judge without its material."""
+
+
+def encode_material(request: JudgeRequest) -> str:
+    """The header value for ``request``: ASCII JSON (session text escapes to ``\\uXXXX``, so no
+    byte can end the header early)."""
+    material = request.material or Material()
+    return json.dumps(
+        {
+            "call": request.call,
+            "session_id": request.session_id,
+            "reference_ids": list(material.reference_ids),
+            "claims": None if material.claims is None else list(material.claims),
+        },
+        ensure_ascii=True,
+        separators=(",", ":"),
+    )
+
+
+def decode_material(value: str) -> tuple[CallKind, str, Material]:
+    """Call kind, session id and material from a header value; ``MaterialMissing`` if unusable."""
+    try:
+        data = json.loads(value)
+        call = data["call"]
+        session_id = str(data.get("session_id", ""))
+        ids = tuple(str(i) for i in data["reference_ids"])
+        claims = data.get("claims")
+        if call not in ("counting", "scoring") or not isinstance(data["reference_ids"], list):
+            raise ValueError("unknown call kind or reference ids not a list")
+        material = Material(ids, None if claims is None else tuple(str(c) for c in claims))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise MaterialMissing(f"unreadable {MATERIAL_HEADER} header: {exc}") from None
+    return call, session_id, material
