@@ -1,118 +1,28 @@
-"""``make demo``: the main job end to end, offline, on the bundled fixtures.
+"""``make demo``: ``research-judge demo`` from the checkout, into ``demo-out/``.
 
-1. grade the bundled sessions with the recorded (hand-authored) judge replies, then a file with
-   bad lines (each reported by file:line, the good sessions still graded);
-2. validate the judge against the bundled human labels;
-3. grade the previous agent version's answers to the same questions (fixtures/baseline/) and
-   compare against them, per criterion;
-4. write the HTML and Markdown reports;
-5. the deterministic task harness on two scripted agent versions.
-Each step runs the real ``research-judge`` command and shows it.
+The steps live in ``research_judge.demo`` (shipped in the wheel, run by ``research-judge demo``);
+this script only keeps ``make demo``'s old folder: ``demo-out/`` at the root of the checkout,
+a scratch folder (gitignored) that each run replaces.
 """
 
 from __future__ import annotations
 
 import os
-import shlex
 import shutil
 import sys
 from pathlib import Path
 
-from research_judge.cli import main as research_judge
+from research_judge.demo import MARKER, run_demo
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # the scripted agents live in fixtures/, importable from the root
 OUT = Path("demo-out")
-FIX = Path("fixtures")
-# Every grade step uses the same judge: the hand-authored replies, replayed from recordings.
-RECORDED_JUDGE = (
-    *("--provider", "scripted", "--model", "authored-lenient-judge"),
-    *("--replay", str(FIX / "recordings"), "--quiet"),
-)
-
-
-def step(title: str, *args: str, ok: tuple[int, ...] = (0,)) -> int:
-    print(f"\n=== {title}\n$ research-judge {shlex.join(args)}", flush=True)
-    code = research_judge(list(args))
-    sys.stdout.flush()
-    if code not in ok:
-        print(f"demo: step failed with exit code {code}", file=sys.stderr)
-        sys.exit(code)
-    return code
-
-
-def grade(title: str, sessions: Path, out: Path, *, ok: tuple[int, ...] = (0,)) -> None:
-    step(title, "grade", str(sessions), "--out", str(out), *RECORDED_JUDGE, ok=ok)
 
 
 def main() -> int:
     os.chdir(ROOT)
-    if OUT.exists():
-        shutil.rmtree(OUT)  # a fresh run each time: no resume from an earlier demo
-    OUT.mkdir()
-    results, baseline = OUT / "results.jsonl", OUT / "baseline-results.jsonl"
-    labels = str(FIX / "labels.csv")
-    grade(
-        "grade: two judge calls per session, answered from recordings (no network)",
-        FIX / "sessions.jsonl",
-        results,
-    )
-    grade(
-        "grade a file with bad lines: each is named by file:line, the good sessions are graded",
-        FIX / "bad_sessions.jsonl",
-        OUT / "bad-results.jsonl",
-        ok=(2,),
-    )
-    step(
-        "validate: how far can this judge be trusted? (against the team's labels)",
-        "validate",
-        str(results),
-        "--labels",
-        labels,
-    )
-    grade(
-        "grade the previous agent version (v11) on the same questions, same recorded judge",
-        FIX / "baseline" / "sessions.jsonl",
-        baseline,
-    )
-    step(
-        "compare: the previous agent version (v11) against this one (v12), per criterion",
-        "compare",
-        str(baseline),
-        str(results),
-        ok=(0, 1),
-    )
-    step(
-        "report: one self-contained HTML file (and Markdown for CI comments)",
-        *("report", str(results), "--labels", labels),
-        *("--html", str(OUT / "report.html"), "--md", str(OUT / "report.md")),
-        *("--baseline", str(baseline)),
-    )
-    _harness()
-    print(f"\nHTML report: {OUT / 'report.html'}")
-    return 0
-
-
-def _harness() -> None:
-    from fixtures.tasks.agents import v1
-    from research_judge.harness import format_report, read_tasks, run_tasks
-
-    tasks = FIX / "tasks" / "tasks.jsonl"
-    report = run_tasks(v1, read_tasks(tasks).tasks)
-    baseline = OUT / "tasks-v1.json"
-    baseline.write_text(report.to_json(), encoding="utf-8")
-    print(f"\n=== task harness: agent v1 (saved as {baseline.name})\n{format_report(report)}")
-    step(
-        "task harness: agent v2 against v1 (same pass rate, one regression, one fix)",
-        "tasks",
-        "run",
-        str(tasks),
-        "--agent",
-        "fixtures.tasks.agents:v2",
-        "--baseline",
-        str(baseline),
-        ok=(1,),
-    )
+    if OUT.is_dir() and not (OUT / MARKER).exists():
+        shutil.rmtree(OUT)  # made by an older make demo, before the marker existed
+    return run_demo(OUT)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from research_judge.cli import main
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -37,3 +41,22 @@ def test_the_demo_runs_offline_and_writes_the_report(tmp_path: Path) -> None:
     html = report.read_text(encoding="utf-8")
     for section in ('id="headline"', 'id="agreement"', 'id="worst"', 'id="regressions"'):
         assert section in html
+
+
+def test_the_demo_never_deletes_a_folder_it_did_not_make(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mine = tmp_path / "notes"
+    mine.mkdir()
+    (mine / "keep.txt").write_text("mine", encoding="utf-8")
+    assert main(["demo", "--out", str(mine)]) == 2
+    assert "not made by the demo" in capsys.readouterr().err
+    assert (mine / "keep.txt").read_text(encoding="utf-8") == "mine"
+
+
+def test_a_second_demo_replaces_the_first_in_its_own_folder(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    assert main(["demo", "--out", str(out)]) == 0
+    (out / "results.jsonl").write_text("", encoding="utf-8")  # a stale file from the first run
+    assert main(["demo", "--out", str(out)]) == 0
+    assert len((out / "results.jsonl").read_text(encoding="utf-8").splitlines()) == 20

@@ -49,10 +49,15 @@ _URL_USERINFO = re.compile(r"(?<=://)[^/@\s'\"]+@")
 _MAX_DETAIL = 400
 
 
-def resolve_api_key(explicit: str | None, env_var: str, provider: str) -> str:
-    """The key passed in, else the one in ``env_var``; a missing key is a configuration error."""
+def resolve_api_key(
+    explicit: str | None, env_var: str, provider: str, *, required: bool = True
+) -> str:
+    """The key passed in, else the one in ``env_var``; a missing key is a configuration error
+    unless not ``required`` (a server on this machine), when it is ``""``: send none."""
     key = explicit if explicit is not None else os.environ.get(env_var)
     key = (key or "").strip()  # a key pasted from a file often brings its newline along
+    if not key and not required:
+        return ""
     if not key:
         raise ConfigError(
             f"no {provider} API key: set {env_var} (or answer from recordings with --replay DIR)"

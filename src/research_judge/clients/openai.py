@@ -28,7 +28,7 @@ from yarl import URL
 from research_judge import __version__
 from research_judge.clients import _http
 from research_judge.clients._http import DEFAULT_TIMEOUT, OpenAIMode
-from research_judge.clients._transport import JsonPoster
+from research_judge.clients._transport import JsonPoster, is_local
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
 from research_judge.clients.material import MATERIAL_HEADER, encode_material
 from research_judge.errors import ApiError, ConfigError, JudgeRefusal
@@ -70,14 +70,17 @@ class OpenAIClient:
         self.mode: OpenAIMode = mode
         self.token_limit_field: TokenLimitField = token_limit_field
         self.send_material = send_material
-        self._api_key = _http.resolve_api_key(api_key, _ENV_KEY, self.provider)
         self.base_url = _checked_base_url(_http.resolve_base_url(base_url, _ENV_URL))
+        # Local servers (llama.cpp, Ollama, vLLM, serve-fake) mostly want no key: none is needed.
+        local = is_local(URL(self.base_url).host or "")
+        self._api_key = _http.resolve_api_key(api_key, _ENV_KEY, self.provider, required=not local)
         headers = {
-            "Authorization": f"Bearer {self._api_key}",
             "Content-Type": "application/json",
             "Accept": "application/json",
             "User-Agent": f"research-judge/{__version__}",
         }
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
         for env_var, header in _ENV_HEADERS.items():
             if value := os.environ.get(env_var):
                 headers[header] = value

@@ -91,7 +91,8 @@ class FakeOpenAIServer:
     ``retry_after`` value, 1 s when None). ``fail_status``: every request (or the first
     ``fail_count``) gets that status, with ``Retry-After`` when ``retry_after`` is set; the
     attribute may be changed while running to take the "provider" down or bring it back.
-    ``requests`` keeps the last ``keep_requests`` requests for inspection.
+    ``requests`` keeps the last ``keep_requests`` requests for inspection. ``port`` 0 (the
+    default) takes a free one; it always listens on 127.0.0.1 only.
     """
 
     def __init__(
@@ -104,6 +105,7 @@ class FakeOpenAIServer:
         fail_count: int | None = None,
         retry_after: float | None = None,
         keep_requests: int = 1000,
+        port: int = 0,
     ) -> None:
         self.responder: Responder = responder or (lambda body: "{}")
         self.latency = latency
@@ -117,6 +119,7 @@ class FakeOpenAIServer:
         self._failures_sent = 0
         self._seen_systems: set[str] = set()
         self._port: int | None = None
+        self._wanted_port = port
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
@@ -171,7 +174,9 @@ class FakeOpenAIServer:
         self._stop = asyncio.Event()
         try:
             # A deep backlog: a benchmark opens hundreds of connections at once.
-            server = await asyncio.start_server(self._connection, "127.0.0.1", 0, backlog=2048)
+            server = await asyncio.start_server(
+                self._connection, "127.0.0.1", self._wanted_port, backlog=2048
+            )
         except OSError as exc:
             self._startup_error = exc
             self._ready.set()

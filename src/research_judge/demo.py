@@ -1,0 +1,166 @@
+"""The demo: the main job end to end, offline, on the bundled fixtures (``research-judge demo``).
+
+1. grade the bundled sessions with the recorded (hand-authored) judge replies, then a file with
+   bad lines (each reported by file:line, the good sessions still graded);
+2. validate the judge against the bundled human labels;
+3. grade the previous agent version's answers to the same questions and compare, per criterion;
+4. write the HTML and Markdown reports;
+5. the deterministic task harness on two scripted agent versions.
+
+Each step runs the real ``research-judge`` command and prints it. The fixtures ship inside the
+wheel (``research_judge/_fixtures``); the demo copies them into its folder first, so every
+command it prints can be run again from there, by hand, on files the user can read.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import sys
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import TextIO
+
+from .errors import ConfigError
+
+DEFAULT_OUT = Path("research-judge-demo")
+# Written into every demo folder: only a folder holding it is ever emptied by a later demo.
+MARKER = ".research-judge-demo"
+# Every grade step uses the same judge: the hand-authored replies, replayed from recordings.
+JUDGE = ("--provider", "scripted", "--model", "authored-lenient-judge")
+
+
+def fixtures_dir() -> Path:
+    """The packaged fixtures (in a wheel) or, in a source checkout, the top-level folder."""
+    packaged = Path(str(resources.files("research_judge"))) / "_fixtures"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "fixtures"
+
+
+class DemoFailed(Exception):
+    """A step ended with an exit code it should not have."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(f"demo step failed with exit code {code}")
+        self.code = code
+
+
+def prepare(out: Path) -> Path:
+    """Make ``out`` an empty demo folder holding a copy of the fixtures; return the copy.
+
+    A folder that exists is only emptied when an earlier demo made it (it holds ``MARKER``):
+    nothing else the user keeps there is ever deleted.
+    """
+    if out.exists():
+        if not out.is_dir():
+            raise ConfigError(f"{out} exists and is not a folder; choose another --out")
+        if any(out.iterdir()) and not (out / MARKER).is_file():
+            raise ConfigError(
+                f"{out} is not empty and was not made by the demo; choose another --out "
+                "(the demo never deletes files it did not write)"
+            )
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    (out / MARKER).write_text("made by research-judge demo; safe to delete\n", encoding="utf-8")
+    copy = out / "fixtures"
+    shutil.copytree(fixtures_dir(), copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return copy
+
+
+def run_demo(out: Path = DEFAULT_OUT, stream: TextIO | None = None) -> int:
+    """Run every step, writing into ``out``; 0 when each step ended as expected."""
+    stream = stream or sys.stdout
+    fix = prepare(out)
+    try:
+        _steps(out, fix, stream)
+    except DemoFailed as exc:
+        print(f"demo: {exc}", file=sys.stderr)
+        return exc.code
+    print(f"\nHTML report: {out / 'report.html'}", file=stream)
+    return 0
+
+
+def _step(stream: TextIO, title: str, *args: str, ok: Sequence[int] = (0,)) -> int:
+    from .cli import main as research_judge
+
+    print(f"\n=== {title}\n$ research-judge {shlex.join(args)}", file=stream, flush=True)
+    code = research_judge(list(args))
+    sys.stdout.flush()
+    if code not in ok:
+        raise DemoFailed(code)
+    return code
+
+
+def _grade(stream: TextIO, title: str, sessions: Path, out: Path, fix: Path, ok: int = 0) -> None:
+    replay = ("--replay", str(fix / "recordings"), "--quiet")
+    _step(stream, title, "grade", str(sessions), "--out", str(out), *JUDGE, *replay, ok=(ok,))
+
+
+def _steps(out: Path, fix: Path, stream: TextIO) -> None:
+    results, baseline = out / "results.jsonl", out / "baseline-results.jsonl"
+    labels = str(fix / "labels.csv")
+    _grade(
+        stream,
+        "grade: two judge calls per session, answered from recordings (no network)",
+        fix / "sessions.jsonl",
+        results,
+        fix,
+    )
+    _grade(
+        stream,
+        "grade a file with bad lines: each is named by file:line, the good sessions are graded",
+        fix / "bad_sessions.jsonl",
+        out / "bad-results.jsonl",
+        fix,
+        ok=2,
+    )
+    _step(
+        stream,
+        "validate: how far can this judge be trusted? (against the team's labels)",
+        *("validate", str(results), "--labels", labels),
+    )
+    _grade(
+        stream,
+        "grade the previous agent version (v11) on the same questions, same recorded judge",
+        fix / "baseline" / "sessions.jsonl",
+        baseline,
+        fix,
+    )
+    _step(
+        stream,
+        "compare: the previous agent version (v11) against this one (v12), per criterion",
+        *("compare", str(baseline), str(results)),
+        ok=(0, 1),
+    )
+    _step(
+        stream,
+        "report: one self-contained HTML file (and Markdown for CI comments)",
+        *("report", str(results), "--labels", labels),
+        *("--html", str(out / "report.html"), "--md", str(out / "report.md")),
+        *("--baseline", str(baseline)),
+    )
+    _harness(out, fix, stream)
+
+
+def _harness(out: Path, fix: Path, stream: TextIO) -> None:
+    from .harness import format_report, load_agent, read_tasks, run_tasks
+
+    tasks = fix / "tasks" / "tasks.jsonl"
+    # The agents live in the copied fixtures: importable as fixtures.tasks.agents from ``out``.
+    v1 = load_agent("fixtures.tasks.agents:v1", out)
+    report = run_tasks(v1, read_tasks(tasks).tasks)
+    saved = out / "tasks-v1.json"
+    saved.write_text(report.to_json(), encoding="utf-8")
+    print(
+        f"\n=== task harness: agent v1 (saved as {saved.name})\n{format_report(report)}",
+        file=stream,
+    )
+    _step(
+        stream,
+        "task harness: agent v2 against v1 (same pass rate, one regression, one fix)",
+        *("tasks", "run", str(tasks), "--agent", "fixtures.tasks.agents:v2"),
+        *("--app-dir", str(out), "--baseline", str(saved)),
+        ok=(1,),
+    )

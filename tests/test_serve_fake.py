@@ -1,0 +1,73 @@
+"""``research-judge serve-fake``: the README's first run, end to end, without a key."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from research_judge.cli import main
+from research_judge.results.model import read_results
+from research_judge.testing import FakeOpenAIServer
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def test_the_first_run_grades_the_fixtures_against_serve_fake_without_a_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "research_judge", "serve-fake", "--port", "0",
+         "--rate-limit", "3", "--latency", "0.05", "--retry-after", "0.05", "--max-seconds", "120"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    try:
+        assert server.stdout is not None
+        first = server.stdout.readline()
+        assert first.startswith("fake judge listening on http://127.0.0.1:"), first
+        base_url = first.split()[-1]
+        out = tmp_path / "results.jsonl"
+        code = main(["grade", str(FIXTURES / "sessions.jsonl"), "--out", str(out),
+                     "--model", "fake-judge", "--base-url", base_url, "--send-material",
+                     "--no-cache", "--concurrency", "8", "--quiet"])  # fmt: skip
+    finally:
+        server.send_signal(signal.SIGTERM)
+        _, err = server.communicate(timeout=30)
+    assert code == 0, capsys.readouterr().err
+    results = read_results(out)
+    assert len(results) == 20 and all(r.verdict in ("pass", "fail") for r in results)
+    assert server.returncode == 0
+    assert "fake judge stopped: " in err and "answered" in err
+    # Eight in flight against a limit of three: some 429s, and still every session graded.
+    assert "0 rate limited" not in err
+
+
+def test_serve_fake_refuses_a_port_it_cannot_take(capsys: pytest.CaptureFixture[str]) -> None:
+    with FakeOpenAIServer() as taken:
+        port = taken.base_url.rsplit(":", 1)[1].split("/")[0]
+        assert main(["serve-fake", "--port", port, "--max-seconds", "0"]) == 2
+    assert f"cannot serve on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+def test_a_local_server_needs_no_key_and_gets_no_authorization(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    src = tmp_path / "s.jsonl"
+    src.write_text(json.dumps({"id": "s-1", "question": "q", "answer": "a", "trajectory": []}))
+    from research_judge.testing import FakeJudge
+
+    with FakeOpenAIServer(FakeJudge()) as server:
+        code = main(["grade", str(src), "--out", str(tmp_path / "o.jsonl"), "--model", "m",
+                     "--base-url", server.base_url, "--send-material", "--no-cache",
+                     "--quiet"])  # fmt: skip
+    assert code == 0
+    assert server.stats.requests == 2 and server.stats.with_authorization == 0
