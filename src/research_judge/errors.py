@@ -85,6 +85,17 @@ class TransientApiError(ApiError):
         self.retry_after = retry_after
 
 
+class UnreachableError(TransientApiError):
+    """Nothing answered at the provider's address: connection refused, unknown host, TLS
+    handshake failed. Retried once the provider has answered at least once; before that, a
+    wrong address, and the run stops within seconds (see ``clients.resilience.Health``)."""
+
+
+class RequestFormatError(ApiError):
+    """The server refused the shape of our request (its structured-output mode, mostly): every
+    later request would be refused the same way, so the run stops at the first."""
+
+
 class RateLimitError(TransientApiError):
     """HTTP 429 (or Anthropic's 529): slow down, then retry."""
 

@@ -18,7 +18,14 @@ import time
 from collections.abc import Mapping
 from typing import Literal, get_args
 
-from research_judge.errors import ApiError, ConfigError, RateLimitError, TransientApiError
+from research_judge.errors import (
+    ApiError,
+    ConfigError,
+    RateLimitError,
+    RequestFormatError,
+    TransientApiError,
+    UnreachableError,
+)
 
 DEFAULT_TIMEOUT = 300.0
 """Seconds one HTTP request may take, for every provider (``--timeout``)."""
@@ -153,7 +160,40 @@ def connection_error(
     transport's own words (refused, DNS, certificate...), which tell the user what to fix."""
     where = f" for session {session_id!r}" if session_id else ""
     because = f": {' '.join(reason.split())[:_MAX_DETAIL]}" if reason else ""
-    return TransientApiError(f"{provider} request {what}{where} ({base_url}){because}")
+    message = f"{provider} request {what}{where} ({base_url}){because}"
+    if what == "could not connect":
+        return UnreachableError(f"{message} (check --base-url and that the server is running)")
+    return TransientApiError(message)
+
+
+# Words a server's error names when it refuses the request's structured-output parameters.
+_FORMAT_PARAMETERS = ("response_format", "json_schema", "json_object", "tool_choice", "tools")
+# What to try instead of each mode, best first.
+_OTHER_MODES = {
+    "json_schema": "--mode json_object (llama.cpp's servers, Ollama) or --mode tool",
+    "json_object": "--mode tool or --mode json_schema (vLLM, OpenAI)",
+    "tool": "--mode json_object (llama.cpp's servers, Ollama) or --mode json_schema (vLLM)",
+}
+
+
+def format_rejection(
+    provider: str, mode: str, base_url: str, status: int, detail: str
+) -> RequestFormatError | None:
+    """A refusal of the request's shape, told apart from other errors, or None.
+
+    Servers refuse a structured-output mode they lack in different ways (llama.cpp's Python
+    server answers HTTP 500, others 400 or 422), but each names the parameter it refused. Only
+    such an answer counts: a 500 naming none of them stays a transient server error.
+    """
+    if status not in (400, 422, 500) or not any(p in detail for p in _FORMAT_PARAMETERS):
+        return None
+    shown = " ".join(detail.split())[:_MAX_DETAIL]
+    return RequestFormatError(
+        f"{provider} server at {base_url} refused the request format of --mode {mode} "
+        f"(HTTP {status}: {shown}); this server needs another mode: try "
+        f"{_OTHER_MODES.get(mode, 'another --mode')}",
+        status,
+    )
 
 
 def check_mode(provider: str, mode: str) -> None:

@@ -73,8 +73,10 @@ class AnthropicClient:
         except anthropic.APIConnectionError as exc:
             timed_out = isinstance(exc, anthropic.APITimeoutError)
             what: _http.ConnectionFailure = "timed out" if timed_out else "could not connect"
+            # The SDK's own message is generic; its cause says refused, DNS or certificate.
+            reason = _http.redact(str(exc.__cause__ or ""), self._api_key)
             raise _http.connection_error(
-                self.provider, self.base_url, request.session_id, what
+                self.provider, self.base_url, request.session_id, what, reason
             ) from None
         except anthropic.APIError as exc:
             message_text = _http.redact(exc.message, self._api_key)

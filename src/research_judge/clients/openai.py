@@ -212,6 +212,9 @@ class OpenAIClient:
         detail = message if isinstance(message, str) else json.dumps(inner)
         if 300 <= status < 400:
             detail = f"redirected to {headers.get('Location', '?')}; check the base URL"
+        refused = _http.format_rejection(self.provider, self.mode, self.base_url, status, detail)
+        if refused is not None:
+            return refused
         return _http.error_for_status(
             provider=self.provider,
             status=status,

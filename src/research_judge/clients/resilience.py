@@ -7,7 +7,9 @@
   one slot per window of successes (AIMD, as TCP does), so a rate-limited run slows down instead
   of failing.
 - ``Health`` stops the run when the provider is plainly down: no success for ``down_after``
-  seconds while failures keep arriving, or credentials/model rejected outright.
+  seconds while failures keep arriving, credentials/model rejected outright, the request format
+  (structured-output mode) refused, or nothing answering at the address (refused, unknown host)
+  before the provider ever answered. Once stopped, requests waiting for a slot are not sent.
 """
 
 from __future__ import annotations
@@ -21,7 +23,14 @@ from dataclasses import dataclass
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 from tenacity.wait import wait_base, wait_random_exponential
 
-from ..errors import ApiError, ProviderDownError, RateLimitError, TransientApiError
+from ..errors import (
+    ApiError,
+    ProviderDownError,
+    RateLimitError,
+    RequestFormatError,
+    TransientApiError,
+    UnreachableError,
+)
 from .base import JudgeClient, JudgeRequest, JudgeResponse
 
 # Rejected key, forbidden model or endpoint, unknown model or URL, proxy wanting credentials:
@@ -37,6 +46,8 @@ class RetryPolicy:
     backoff_max: float = 30.0
     down_after: float = 120.0
     min_failures_for_down: int = 10
+    # Connection failures before the provider ever answered: a wrong address, not an outage.
+    unreachable_after: int = 3
 
 
 class AdaptiveLimiter:
@@ -109,13 +120,36 @@ class Health:
         self._clock = clock
         self._failing_since: float | None = None
         self._failures = 0
+        self._answered = False  # has the provider ever answered, even with an error?
+        self._unreachable = 0
+        # Once the provider is found down, requests already waiting for a slot are not sent.
+        self.stopped: ProviderDownError | None = None
 
     def success(self) -> None:
         self._failing_since, self._failures = None, 0
+        self._answered = True
 
     def failure(self, exc: ApiError) -> None:
+        try:
+            self._judge(exc)
+        except ProviderDownError as down:
+            self.stopped = down
+            raise
+
+    def _judge(self, exc: ApiError) -> None:
         if exc.status in FATAL_STATUSES:
             raise ProviderDownError(f"the provider rejected the request: {exc}", exc.status)
+        if isinstance(exc, RequestFormatError):
+            raise ProviderDownError(str(exc), exc.status)
+        if exc.status is not None:
+            self._answered = True
+        elif isinstance(exc, UnreachableError) and not self._answered:
+            self._unreachable += 1
+            if self._unreachable >= self._policy.unreachable_after:
+                raise ProviderDownError(
+                    f"cannot reach the provider ({self._unreachable} attempts, none answered): "
+                    f"{exc}"
+                )
         now = self._clock()
         if self._failing_since is None:
             self._failing_since = now
@@ -192,6 +226,9 @@ class ResilientClient:
 
     async def _once(self, request: JudgeRequest) -> JudgeResponse:
         epoch = await self.limiter.acquire()
+        if (down := self.health.stopped) is not None:
+            self.limiter.release()
+            raise ProviderDownError(str(down), down.status)
         try:
             response = await self.inner.complete(request)
         except RateLimitError as exc:

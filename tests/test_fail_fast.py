@@ -1,0 +1,115 @@
+"""A wrong endpoint or a server refusing the request format stops the run at once, exit 3,
+saying why: not minutes of retries ending in a column of API errors."""
+
+from __future__ import annotations
+
+import io
+import socket
+from pathlib import Path
+
+import pytest
+
+from research_judge.cli import build_parser
+from research_judge.cli._grading import execute
+from research_judge.clients._http import format_rejection
+from research_judge.clients.resilience import Health, RetryPolicy
+from research_judge.errors import ProviderDownError, TransientApiError, UnreachableError
+from research_judge.results.model import read_results
+
+from http_stub import StubServer, json_answer
+from support import session, write_sessions
+
+# What llama-cpp-python's server answered to --mode json_schema (HTTP 500), in substance.
+LLAMA_CPP_REFUSAL = {
+    "error": {
+        "message": "1 validation error for CreateChatCompletionRequest\nresponse_format.type\n"
+        "  Input should be 'text' or 'json_object' [type=literal_error]",
+        "type": "internal_server_error",
+    }
+}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def grade(tmp_path: Path, base_url: str, *extra: str) -> tuple[int, str, Path]:
+    src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(20)])
+    out = tmp_path / "o.jsonl"
+    args = build_parser().parse_args(
+        ["grade", str(src), "--out", str(out), "--model", "m", "--base-url", base_url,
+         "--no-cache", "--quiet", *extra]
+    )  # fmt: skip
+    err = io.StringIO()
+    code = await execute(args, err, io.StringIO())
+    return code, err.getvalue(), out
+
+
+@pytest.fixture(autouse=True)
+def _no_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789")
+
+
+async def test_connection_refused_stops_the_run_with_exit_3_and_the_cause(tmp_path: Path) -> None:
+    code, err, out = await grade(tmp_path, f"http://127.0.0.1:{free_port()}/v1")
+    assert code == 3
+    assert "cannot reach the provider" in err and "check --base-url" in err
+    assert "Connect call failed" in err or "refused" in err.lower()
+    # Nothing was graded, so nothing is recorded as an error: a rerun grades every session.
+    assert not out.exists() or read_results(out) == []
+
+
+async def test_an_unknown_host_stops_the_run_with_exit_3(tmp_path: Path) -> None:
+    # .invalid never resolves (RFC 2606); no request leaves the machine.
+    code, err, _ = await grade(tmp_path, "http://judge.invalid/v1")
+    assert code == 3
+    assert "cannot reach the provider" in err and "judge.invalid" in err
+
+
+async def test_a_server_refusing_the_mode_stops_at_its_first_reply(tmp_path: Path) -> None:
+    async with StubServer(json_answer(LLAMA_CPP_REFUSAL, status=500)) as server:
+        code, err, _ = await grade(tmp_path, server.base_url, "--concurrency", "1")
+        sent = len(server.seen)
+    assert code == 3
+    assert sent == 1  # not retried as a transient 500
+    assert "refused the request format of --mode json_schema" in err
+    assert "--mode json_object" in err
+
+
+def test_refused_connections_after_an_answer_are_an_outage_not_a_wrong_address() -> None:
+    now = [0.0]
+    health = Health(RetryPolicy(), clock=lambda: now[0])
+    refused = UnreachableError("openai request could not connect (http://h/v1): refused")
+    health.success()
+    for _ in range(9):  # a restart of the server: retried under the usual outage rule
+        health.failure(refused)
+    now[0] = 200.0
+    with pytest.raises(ProviderDownError, match="no successful judge call"):
+        health.failure(refused)
+
+
+def test_a_server_that_answers_with_errors_is_reachable() -> None:
+    health = Health(RetryPolicy())
+    health.failure(TransientApiError("HTTP 502", 502))
+    for _ in range(5):
+        health.failure(UnreachableError("could not connect"))  # no stop: it answered before
+
+
+@pytest.mark.parametrize(
+    ("status", "detail", "refused"),
+    [
+        (500, "response_format.type: Input should be 'text' or 'json_object'", True),
+        (400, "Invalid parameter: 'tool_choice' is not supported", True),
+        (422, "json_schema is not supported by this backend", True),
+        (500, "CUDA out of memory", False),
+        (503, "response_format busy", False),
+        (429, "tools: slow down", False),
+    ],
+)
+def test_only_a_refusal_naming_a_format_parameter_is_one(
+    status: int, detail: str, refused: bool
+) -> None:
+    found = format_rejection("openai", "json_schema", "http://h/v1", status, detail)
+    assert (found is not None) == refused
