@@ -8,9 +8,10 @@ Replay replaces the whole chain and never builds a network client.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 from dataclasses import fields
-from typing import TextIO
+from typing import TextIO, TypeVar
 
 from ..clients import ReplayClient, make_client
 from ..clients.base import JudgeClient, JudgeRequest, JudgeResponse
@@ -36,6 +37,8 @@ from ..judge.prompts import PromptSet
 from ..results.model import iter_results
 from ..results.summary import format_summary, summarize
 from .grade import EXIT_FAILED_ITEMS, EXIT_OK, EXIT_PROVIDER_DOWN, EXIT_STOPPED, default_cache_dir
+
+T = TypeVar("T")
 
 
 def build_client(args: argparse.Namespace) -> JudgeClient:
@@ -99,7 +102,17 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
         # Counting is a pass over the whole input: only for a progress bar that will be shown.
         counted = not (args.quiet or args.where or args.sample)
         total = _count_lines(args.sessions) if counted else None
-        progress = Progress(total, stream=err, enabled=not args.quiet)
+        resilient = _layer(client, ResilientClient)
+
+        def live() -> dict[str, int]:
+            counts = {"re-asks": judge.reasks}
+            if resilient is not None:
+                counts |= {"retries": resilient.retries, "429s": resilient.rate_limited}
+            return counts
+
+        progress = Progress(total, stream=err, enabled=not args.quiet, live=live)
+        if resilient is not None:
+            resilient.on_retry = progress.refresh
 
         def report_input_error(exc: InputFileError) -> None:
             print(f"research-judge grade: {exc}", file=err)
@@ -118,6 +131,9 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
                 budget=budget,
                 on_input_error=report_input_error,
             )
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            progress.interrupt()  # the "interrupted" message then starts on its own line
+            raise
         except ProviderDownError as exc:
             progress.close()
             print(
@@ -142,6 +158,11 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
         f"tokens in {stats.input_tokens} (cached {stats.cached_input_tokens}) "
         f"out {stats.output_tokens}, cost {cost}"
     )
+    transport = live()
+    run_line += (
+        f"\ntransport: retries {transport.get('retries', 0)} (429s {transport.get('429s', 0)}), "
+        f"re-asks {transport['re-asks']}"
+    )
     if args.json:
         payload = {
             "sessions": summary.sessions,
@@ -162,6 +183,9 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
                 "output_tokens": stats.output_tokens,
                 "cost_usd": stats.cost_usd if stats.cost_known else None,
                 "stopped": stats.stopped,
+                "retries": transport.get("retries", 0),
+                "rate_limited": transport.get("429s", 0),
+                "reasks": transport["re-asks"],
             },
         }
         print(json.dumps(payload, indent=2), file=out)
@@ -181,6 +205,16 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
         )
         return EXIT_STOPPED
     return EXIT_FAILED_ITEMS if stats.input_errors or summary.errors else EXIT_OK
+
+
+def _layer(client: JudgeClient, kind: type[T]) -> T | None:
+    """The ``kind`` layer of a client chain (each wrapper keeps the next as ``inner``)."""
+    layer: object = client
+    while layer is not None:
+        if isinstance(layer, kind):
+            return layer
+        layer = getattr(layer, "inner", None)
+    return None
 
 
 def _count_lines(path: str) -> int | None:

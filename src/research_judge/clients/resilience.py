@@ -196,7 +196,9 @@ class ResilientClient:
         self.limiter = AdaptiveLimiter(concurrency)
         self.health = Health(self.policy, clock)
         self.retries = 0
-        self.rate_limited = 0
+        self.rate_limited = 0  # 429 (and 529) answers, retried or not
+        # Called after each retry is counted: a progress display redraws with the new counts.
+        self.on_retry: Callable[[], None] | None = None
         self._sleep = sleep
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
@@ -247,6 +249,8 @@ class ResilientClient:
 
     def _count_retry(self, _state: RetryCallState) -> None:
         self.retries += 1
+        if self.on_retry is not None:
+            self.on_retry()
 
     async def aclose(self) -> None:
         await self.inner.aclose()

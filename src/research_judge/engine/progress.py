@@ -11,7 +11,7 @@ import math
 import shutil
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -40,6 +40,10 @@ class Progress:
     absurdly high. ``skipped`` counts input lines found bad so far: they come off ``total`` (a
     count of non-blank lines), so a run with bad lines still ends at 100%. The engine only learns
     either while reading the input, so they come with every update rather than up front.
+
+    ``live`` returns counters kept elsewhere (transport retries, 429s, re-asks), read at each
+    drawing, so they show as they happen; ``refresh`` redraws, when a line is due, between
+    finished sessions (the transport calls it on every retry).
     """
 
     def __init__(
@@ -52,8 +56,10 @@ class Progress:
         is_tty: bool | None = None,
         enabled: bool = True,
         width: int | None = None,
+        live: Callable[[], Mapping[str, int]] | None = None,
     ) -> None:
         self.enabled = enabled
+        self._live = live
         self._total = total
         self._stream: TextIO = stream if stream is not None else sys.stderr
         self._clock = clock
@@ -95,11 +101,25 @@ class Progress:
         self._counters = _Counters(
             done, errors, input_tokens, output_tokens, cost_usd, reused, skipped
         )
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Redraw with the stored counters if a line is due."""
+        if not self.enabled or self._closed:
+            return
         now = self._clock()
         if now < self._next_due:
             return
         self._next_due = now + self._period
         self._write(self._line(now, final=False), final=False)
+
+    def interrupt(self) -> None:
+        """End a half-drawn terminal line (Ctrl-C), so what follows starts on its own line."""
+        if not self.enabled or self._closed:
+            return
+        self._closed = True
+        if self._tty and self._drawn_length:
+            self._write_raw("\n")
 
     def close(self) -> None:
         """Write the final line (once); later updates are ignored."""
@@ -121,6 +141,7 @@ class Progress:
             parts.append(f"ETA {self._eta(rate)}")
         parts.append(f"{rate:.2f} sessions/s" if rate is not None else "-- sessions/s")
         parts.append(f"errors {c.errors}")
+        parts.extend(self._live_parts())
         parts.append("cost n/a" if c.cost_usd is None else format_cost(c.cost_usd))
         parts.append(
             f"tokens {format_count(c.input_tokens)} in / {format_count(c.output_tokens)} out"
@@ -128,6 +149,16 @@ class Progress:
         if not self._tty:
             return ("done: " if final else "progress: ") + SEPARATOR.join(parts)
         return _fit(parts, self._width)
+
+    def _live_parts(self) -> list[str]:
+        live = dict(self._live()) if self._live is not None else {}
+        parts = []
+        if "retries" in live:
+            rate_limited = live.get("429s", 0)
+            parts.append(f"retries {live['retries']} (429s {rate_limited})")
+        if "re-asks" in live:
+            parts.append(f"re-asks {live['re-asks']}")
+        return parts
 
     def _expected(self) -> int | None:
         """The sessions this run will end with: ``total`` less the bad lines found so far."""
@@ -163,6 +194,9 @@ class Progress:
                 text += "\n"
         else:
             text = line + "\n"
+        self._write_raw(text)
+
+    def _write_raw(self, text: str) -> None:
         try:
             self._stream.write(text)
             self._stream.flush()

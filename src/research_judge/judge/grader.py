@@ -80,6 +80,7 @@ class Judge:
         self.policy = policy or VerdictPolicy()
         self.settings = settings or JudgeSettings()
         self.prices = prices
+        self.reasks = 0  # requests re-sent after an invalid, refused or cut-off reply
         self.prompt_refs = {
             name: {"name": name, "sha256": pair.sha256} for name, pair in self.prompts.calls.items()
         }
@@ -150,7 +151,8 @@ class Judge:
     async def _ask(self, request: JudgeRequest, parse: Callable[[str], T]) -> _Outcome[T]:
         out: _Outcome[T] = _Outcome()
         problems: list[str] = []
-        for _attempt in range(self.settings.max_attempts):
+        for attempt in range(self.settings.max_attempts):
+            self.reasks += attempt > 0
             try:
                 response = await self.client.complete(request)
             except JudgeRefusal as exc:

@@ -1,0 +1,80 @@
+"""Retries, 429s and re-asks show in the progress line as they happen and in the closing summary;
+an interrupted progress line is ended so the next message starts on its own line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from research_judge.cli import main
+from research_judge.clients.scripted import ScriptedClient
+from research_judge.engine.progress import Progress
+from research_judge.judge.grader import Judge
+from research_judge.sessions.model import Session
+from research_judge.testing import FakeJudge, FakeOpenAIServer, fake_judge_reply
+from test_progress import CountingStream, FakeClock, tick
+
+from support import session, write_sessions
+
+
+def test_live_counters_are_read_at_each_drawing() -> None:
+    counts = {"retries": 0, "429s": 0, "re-asks": 0}
+    stream, clock = CountingStream(), FakeClock()
+    progress = Progress(10, stream=stream, clock=clock, is_tty=False, live=lambda: counts)
+    clock.advance(10)
+    tick(progress, 1)
+    counts.update({"retries": 5, "429s": 3, "re-asks": 2})
+    clock.advance(10)
+    progress.refresh()  # a retry, between finished sessions
+    first, second = stream.getvalue().splitlines()
+    assert "retries 0 (429s 0) | re-asks 0" in first
+    assert "retries 5 (429s 3) | re-asks 2" in second
+
+
+def test_refresh_draws_only_when_a_line_is_due() -> None:
+    stream, clock = CountingStream(), FakeClock()
+    progress = Progress(10, stream=stream, clock=clock, is_tty=False, live=dict)
+    progress.refresh()
+    progress.refresh()
+    assert stream.getvalue() == ""
+
+
+def test_an_interrupt_ends_the_terminal_line() -> None:
+    stream, clock = CountingStream(), FakeClock()
+    progress = Progress(10, stream=stream, clock=clock, is_tty=True, width=200)
+    tick(progress, 3)
+    assert not stream.getvalue().endswith("\n")
+    progress.interrupt()
+    progress.close()  # nothing more after an interrupt
+    assert stream.getvalue().endswith("\n") and "done" not in stream.getvalue()
+
+
+async def test_the_judge_counts_its_re_asks() -> None:
+    raw = session("s-1")
+    good = fake_judge_reply
+    client = ScriptedClient(lambda request: "not json" if not judge.reasks else good(request))
+    judge = Judge(client)
+    result = await judge.grade(Session.model_validate(raw))
+    assert result.error is None
+    assert judge.reasks >= 1
+
+
+def test_a_rate_limited_run_shows_its_429s_while_running_and_at_the_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(12)])
+    with FakeOpenAIServer(FakeJudge(), latency=0.02, max_concurrent=2, retry_after=0.02) as srv:
+        code = main(["grade", str(src), "--out", str(tmp_path / "o.jsonl"), "--model", "m",
+                     "--base-url", srv.base_url, "--send-material", "--no-cache",
+                     "--concurrency", "8", "--json"])  # fmt: skip
+        sent_429 = srv.stats.rate_limited
+    captured = capsys.readouterr()
+    assert code == 0 and sent_429 > 0
+    [done] = [line for line in captured.err.splitlines() if line.startswith("done: ")]
+    assert f"(429s {sent_429})" in done
+    run = json.loads(captured.out)["run"]
+    assert run["rate_limited"] == sent_429 and run["retries"] >= sent_429
+    assert run["reasks"] == 0
