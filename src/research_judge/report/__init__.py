@@ -7,6 +7,8 @@
 from __future__ import annotations
 
 import os
+import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ..compare import DEFAULT_THRESHOLD
@@ -59,11 +61,17 @@ def write_report(
         threshold=threshold,
         source=Path(results_path).name,
         baseline_source="" if baseline is None else Path(baseline).name,
+        run_date=_utc_minutes(Path(results_path).stat().st_mtime),
+        generated_at=_utc_minutes(time.time()),
     )
     if html is not None:
         _write_atomically(Path(html), render_html(data))
     if md is not None:
         _write_atomically(Path(md), render_markdown(data))
+
+
+def _utc_minutes(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def _write_atomically(path: Path, text: str) -> None:

@@ -33,6 +33,10 @@ class ReportData:
     errors: list[ErrorLine]
     cost: CostSummary
     judges: list[JudgeLine]
+    # When the results were written (the run's date) and when this report was made, both as
+    # "YYYY-MM-DD HH:MM UTC"; "" when unknown (results given in memory).
+    run_date: str = ""
+    generated_at: str = ""
 
     @property
     def problems(self) -> list[str]:
@@ -58,6 +62,8 @@ def build_report(
     threshold: float = DEFAULT_THRESHOLD,
     source: str = "",
     baseline_source: str = "",
+    run_date: str = "",
+    generated_at: str = "",
 ) -> ReportData:
     """``agreement`` is ``validate_run(...).to_dict()``; ``baseline`` the older run's results."""
     comparison = None
@@ -75,4 +81,6 @@ def build_report(
         errors=errors(results),
         cost=cost(results),
         judges=judges(results),
+        run_date=run_date,
+        generated_at=generated_at,
     )
