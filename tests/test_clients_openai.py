@@ -111,7 +111,8 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 async def test_json_schema_mode_sends_strict_schema_system_first_and_limits() -> None:
-    async with serving(json_answer(completion())) as (judge, server):
+    field = {"token_limit_field": "max_completion_tokens"}
+    async with serving(json_answer(completion()), **field) as (judge, server):
         response = await judge.complete(make_request())
     [sent] = server.seen
     body = sent.json()

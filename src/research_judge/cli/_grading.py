@@ -51,6 +51,7 @@ def build_client(args: argparse.Namespace) -> JudgeClient:
         mode=args.mode,
         timeout=args.timeout,
         send_material=args.send_material,
+        token_limit_field=args.token_field,
     )
     policy = RetryPolicy(attempts=args.retries + 1, down_after=args.down_after)
     client = ResilientClient(client, concurrency=args.concurrency, policy=policy)
@@ -73,6 +74,8 @@ def build_judge(args: argparse.Namespace, client: JudgeClient, prices: PriceTabl
             max_attempts=args.max_attempts,
             strict_evidence=args.strict_evidence,
             temperature=args.temperature,
+            counting_max_tokens=args.counting_max_tokens,
+            scoring_max_tokens=args.scoring_max_tokens,
         ),
         prices=prices,
     )

@@ -72,6 +72,26 @@ def register(subparsers: Any) -> None:
         help="sampling temperature; 'none' sends none (reasoning models accept only their own)",
     )
     judge.add_argument(
+        "--token-field",
+        choices=("max_tokens", "max_completion_tokens"),
+        help="the output-cap field sent to OpenAI-compatible servers (default: "
+        "max_completion_tokens for OpenAI's own endpoints, max_tokens for every other server)",
+    )
+    judge.add_argument(
+        "--counting-max-tokens",
+        type=int,
+        default=_JUDGE.counting_max_tokens,
+        metavar="N",
+        help="output token cap of the counting call",
+    )
+    judge.add_argument(
+        "--scoring-max-tokens",
+        type=int,
+        default=_JUDGE.scoring_max_tokens,
+        metavar="N",
+        help="output token cap of the scoring call",
+    )
+    judge.add_argument(
         "--send-material",
         action="store_true",
         help="send each request's material (call, reference ids) in a header, for test judges "

@@ -20,7 +20,7 @@ from research_judge.errors import ConfigError
 
 if TYPE_CHECKING:
     from research_judge.clients.anthropic import AnthropicClient
-    from research_judge.clients.openai import OpenAIClient
+    from research_judge.clients.openai import OpenAIClient, TokenLimitField
 
 __all__ = [
     "MODES",
@@ -54,6 +54,7 @@ def make_client(
     api_key: str | None = None,
     timeout: float | None = None,
     send_material: bool = False,
+    token_limit_field: str | None = None,
 ) -> JudgeClient:
     """The judge client for ``--provider/--model`` and friends.
 
@@ -79,12 +80,22 @@ def make_client(
     if provider == "openai":
         from research_judge.clients.openai import OpenAIClient
 
+        if token_limit_field not in (None, "max_tokens", "max_completion_tokens"):
+            raise ConfigError(
+                f"unknown token field {token_limit_field!r}; use max_tokens or "
+                "max_completion_tokens"
+            )
         client = OpenAIClient(
-            model, mode=cast(OpenAIMode, chosen), send_material=send_material, **options
+            model,
+            mode=cast(OpenAIMode, chosen),
+            send_material=send_material,
+            token_limit_field=cast("TokenLimitField | None", token_limit_field),
+            **options,
         )
-    elif send_material:
+    elif send_material or token_limit_field:
         raise ConfigError(
-            "--send-material is for OpenAI-compatible test servers (--provider openai)"
+            "--send-material and --token-field are for OpenAI-compatible servers "
+            "(--provider openai)"
         )
     else:
         from research_judge.clients.anthropic import AnthropicClient

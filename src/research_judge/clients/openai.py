@@ -32,8 +32,10 @@ from research_judge.clients._transport import JsonPoster, is_local
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
 from research_judge.clients.material import MATERIAL_HEADER, encode_material
 from research_judge.errors import ApiError, ConfigError, JudgeRefusal
+from research_judge.judge.verdicts import with_text_limits
 
 TokenLimitField = Literal["max_completion_tokens", "max_tokens"]
+
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _ENV_KEY = "OPENAI_API_KEY"
 _ENV_URL = "OPENAI_BASE_URL"
@@ -44,8 +46,11 @@ _ENV_HEADERS = {"OPENAI_ORG_ID": "OpenAI-Organization", "OPENAI_PROJECT_ID": "Op
 class OpenAIClient:
     """A ``JudgeClient`` speaking ``POST {base_url}/chat/completions``.
 
-    ``token_limit_field`` names the length cap sent: OpenAI's current models want
-    ``max_completion_tokens``; some older compatible servers only read ``max_tokens``.
+    ``token_limit_field`` names the length cap sent; by default ``max_completion_tokens`` to
+    OpenAI's own endpoints (its current models want it) and ``max_tokens`` to every other server
+    (llama.cpp's ignores the newer field and generates to the end of its context). Other servers
+    also get the schema's free-text caps (``verdicts.TEXT_LIMITS``), which OpenAI's strict mode
+    would refuse.
     ``send_material`` adds the request's material as a header, for test judges such as
     ``research-judge serve-fake`` (``research_judge.testing.fake_judge``); the body, and so the
     recordings and the cache, do not change.
@@ -62,15 +67,20 @@ class OpenAIClient:
         base_url: str | None = None,
         mode: OpenAIMode = "json_schema",
         timeout: float = DEFAULT_TIMEOUT,
-        token_limit_field: TokenLimitField = "max_completion_tokens",
+        token_limit_field: TokenLimitField | None = None,
         send_material: bool = False,
     ) -> None:
         _http.check_mode(self.provider, mode)
         self.model = model
         self.mode: OpenAIMode = mode
-        self.token_limit_field: TokenLimitField = token_limit_field
         self.send_material = send_material
         self.base_url = _checked_base_url(_http.resolve_base_url(base_url, _ENV_URL))
+        openai_itself = _is_openai(self.base_url)
+        # Every compatible server reads max_tokens; llama.cpp's silently drops the newer field.
+        self.token_limit_field: TokenLimitField = token_limit_field or (
+            "max_completion_tokens" if openai_itself else "max_tokens"
+        )
+        self.text_limits = not openai_itself
         # Local servers (llama.cpp, Ollama, vLLM, serve-fake) mostly want no key: none is needed.
         local = is_local(URL(self.base_url).host or "")
         self._api_key = _http.resolve_api_key(api_key, _ENV_KEY, self.provider, required=not local)
@@ -139,6 +149,8 @@ class OpenAIClient:
         if request.temperature is not None:
             body["temperature"] = request.temperature
         name, schema = request.schema_name, request.schema
+        if self.text_limits:
+            schema = with_text_limits(schema)
         if self.mode == "json_schema":
             body["response_format"] = {
                 "type": "json_schema",
@@ -181,6 +193,12 @@ class OpenAIClient:
                     break
         if not content:
             raise JudgeRefusal(f"{label}: the reply was empty")
+        if _cut_at_budget(content, completion, request):
+            # Servers in tool mode report "tool_calls" even when the cap cut the arguments.
+            raise JudgeRefusal(
+                f"{label}: reply truncated at max_output_tokens (unfinished JSON at the end of "
+                f"the {request.max_output_tokens}-token budget)"
+            )
         return JudgeResponse(content=content, usage=_usage(completion), stop_reason=finish)
 
     def _connection_error(self, exc: Exception, request: JudgeRequest) -> ApiError:
@@ -226,6 +244,28 @@ class OpenAIClient:
             # OpenAI sends 429 for an exhausted quota too; waiting will not fix that one.
             permanent=error.get("code") == "insufficient_quota",
         )
+
+
+def _cut_at_budget(content: str, completion: _Completion, request: JudgeRequest) -> bool:
+    """Unfinished JSON that used up the output budget: a reply cut short, whatever the server's
+    finish reason says. (Invalid JSON well within the budget is the model's own mistake.)"""
+    usage = completion.usage
+    used = usage.completion_tokens if usage is not None else None
+    budget = request.max_output_tokens
+    if used is None or used < budget - max(8, budget // 50):
+        return False
+    try:
+        json.loads(content)
+    except ValueError:
+        return True
+    return False
+
+
+def _is_openai(base_url: str) -> bool:
+    """OpenAI's own endpoint or Azure's: they want ``max_completion_tokens``, and their strict
+    mode refuses schema keywords such as ``maxLength``."""
+    host = (URL(base_url).host or "").lower()
+    return host == "api.openai.com" or host.endswith(".openai.azure.com")
 
 
 def material_headers(request: JudgeRequest) -> dict[str, str]:

@@ -280,7 +280,16 @@ def _failed(out: _Outcome[T], message: str, kind: str) -> _Outcome[T]:
 
 
 def _with_feedback(request: JudgeRequest, bad_reply: str | None, feedback: str) -> JudgeRequest:
-    """The same conversation plus the rejected reply and what was wrong with it."""
+    """The same conversation plus the rejected reply and what was wrong with it.
+
+    The rejected reply is echoed only up to ``max_output_tokens`` characters (about a quarter of
+    the output budget in tokens), so a re-ask never grows by a whole reply's worth: a rambling
+    reply must not push the next request out of the model's window. The problems found are
+    always sent in full.
+    """
+    if bad_reply is not None and len(bad_reply) > request.max_output_tokens:
+        kept = bad_reply[: request.max_output_tokens]
+        bad_reply = f"{kept}\n[... {len(bad_reply) - len(kept)} more characters not repeated]"
     extra = (Message("assistant", bad_reply),) if bad_reply is not None else ()
     return replace(request, messages=(*request.messages, *extra, Message("user", feedback)))
 
