@@ -25,6 +25,7 @@ import bench_efficiency
 import bench_kill_resume
 import bench_rate_limit
 import bench_rss
+import bench_startup
 from pipeline import Figure
 
 Bench = Callable[..., list[Figure]]
@@ -35,6 +36,7 @@ BENCHMARKS: dict[str, tuple[Bench, dict[str, Any], dict[str, Any]]] = {
     "cpu": (bench_cpu.run, {}, {"sessions": 150, "repeats": 1}),
     "rss": (bench_rss.run, {}, {"small": 200, "large": 2000, "http_mid": None}),
     "rate-limit": (bench_rate_limit.run, {}, {"sessions": 40, "retry_after": 0.5}),
+    "startup": (bench_startup.run, {}, {"repeats": 1}),
     "kill-resume": (
         bench_kill_resume.run,
         {},
