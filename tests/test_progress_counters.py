@@ -78,3 +78,16 @@ def test_a_rate_limited_run_shows_its_429s_while_running_and_at_the_end(
     run = json.loads(captured.out)["run"]
     assert run["rate_limited"] == sent_429 and run["retries"] >= sent_429
     assert run["reasks"] == 0
+
+
+def test_a_terminal_line_shows_trouble_before_speed_and_hides_zero_counters() -> None:
+    counts = {"retries": 0, "429s": 0, "re-asks": 0}
+    stream, clock = CountingStream(), FakeClock()
+    progress = Progress(20, stream=stream, clock=clock, is_tty=True, width=90, live=lambda: counts)
+    tick(progress, 5)
+    assert "retries" not in stream.writes[-1] and "re-asks" not in stream.writes[-1]
+    counts.update({"retries": 12, "429s": 7, "re-asks": 1})
+    clock.advance(1)
+    tick(progress, 6)
+    # 90 columns: the counters still show; the speed and the cost are what gets cut.
+    assert "errors 0 | retries 12 (429s 7) | re-asks 1" in stream.writes[-1]

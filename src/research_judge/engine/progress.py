@@ -139,9 +139,10 @@ class Progress:
             parts.append(f"elapsed {format_duration(elapsed)}")
         elif self._total is not None:
             parts.append(f"ETA {self._eta(rate)}")
-        parts.append(f"{rate:.2f} sessions/s" if rate is not None else "-- sessions/s")
-        parts.append(f"errors {c.errors}")
-        parts.extend(self._live_parts())
+        speed = f"{rate:.2f} sessions/s" if rate is not None else "-- sessions/s"
+        trouble = [f"errors {c.errors}", *self._live_parts(only_nonzero=self._tty)]
+        # A terminal line is cut to its width from the right: what went wrong comes first there.
+        parts += [*trouble, speed] if self._tty else [speed, *trouble]
         parts.append("cost n/a" if c.cost_usd is None else format_cost(c.cost_usd))
         parts.append(
             f"tokens {format_count(c.input_tokens)} in / {format_count(c.output_tokens)} out"
@@ -150,14 +151,15 @@ class Progress:
             return ("done: " if final else "progress: ") + SEPARATOR.join(parts)
         return _fit(parts, self._width)
 
-    def _live_parts(self) -> list[str]:
+    def _live_parts(self, *, only_nonzero: bool) -> list[str]:
         live = dict(self._live()) if self._live is not None else {}
         parts = []
-        if "retries" in live:
-            rate_limited = live.get("429s", 0)
-            parts.append(f"retries {live['retries']} (429s {rate_limited})")
-        if "re-asks" in live:
-            parts.append(f"re-asks {live['re-asks']}")
+        retries, rate_limited = live.get("retries"), live.get("429s", 0)
+        if retries is not None and (retries or rate_limited or not only_nonzero):
+            parts.append(f"retries {retries} (429s {rate_limited})")
+        reasks = live.get("re-asks")
+        if reasks is not None and (reasks or not only_nonzero):
+            parts.append(f"re-asks {reasks}")
         return parts
 
     def _expected(self) -> int | None:
