@@ -5,6 +5,11 @@ from __future__ import annotations
 from .model import JUDGE_CHANGED, Comparison, Flag, MetricDelta
 
 _IDS_PER_LINE = 8
+TESTS_NOTE = (
+    "p: pass rate, exact McNemar; criteria, exact signed-rank test on changes at the stored "
+    "precision (tied ranks permuted exactly; the sign test when every change is the same size; "
+    "normal approximation above 400 moved sessions)"
+)
 
 
 def render_text(cmp: Comparison) -> str:
@@ -14,6 +19,7 @@ def render_text(cmp: Comparison) -> str:
         lines.append(f"!! {JUDGE_CHANGED}")
     lines.append("")
     lines.extend(_table(cmp))
+    lines.append(TESTS_NOTE)
     lines.append("")
     lines.extend(_ids("Regressions (pass -> fail)", cmp.regressions))
     lines.extend(_ids("Fixed (fail -> pass)", cmp.fixed))

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..results.model import Result
-from .agreement import PassFailStats, headline, pass_fail_stats
+from .agreement import PassFailStats, full_headline, pass_fail_stats
 from .dataset import Exclusions, pair
 from .guidance import Guidance, guidance
 from .labels import Labels
@@ -50,6 +50,7 @@ class ValidationReport:
             "cohen_kappa": s.cohen_kappa,
             "cohen_kappa_ci": s.cohen_kappa_ci,
             "cohen_kappa_ci_method": s.cohen_kappa_ci_method,
+            "cohen_kappa_ci_undefined": s.cohen_kappa_ci_undefined,
             "cohen_kappa_ci_bootstrap": s.cohen_kappa_ci_bootstrap,
             "cohen_kappa_ci_analytic": s.cohen_kappa_ci_analytic,
             "cohen_kappa_se": s.cohen_kappa_se,
@@ -108,7 +109,7 @@ def validate_run(
     warnings.extend(bias.warnings)
     warnings.extend(advice.warnings)
     return ValidationReport(
-        headline=headline(stats),
+        headline=full_headline(stats),
         pass_fail=stats,
         criteria=criteria,
         length_bias=bias,
