@@ -33,6 +33,7 @@ def write_report(
     md: str | Path | None = None,
     labels: str | Path | None = None,
     baseline: str | Path | None = None,
+    rejudged: str | Path | None = None,
     worst: int = DEFAULT_WORST,
     threshold: float = DEFAULT_THRESHOLD,
 ) -> None:
@@ -55,6 +56,7 @@ def write_report(
         results,
         agreement=agreement,
         baseline=None if baseline is None else read_results(baseline),
+        rejudged=None if rejudged is None else read_results(rejudged),
         worst=worst,
         threshold=threshold,
         source=Path(results_path).name,

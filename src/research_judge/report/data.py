@@ -54,6 +54,7 @@ def build_report(
     *,
     agreement: Mapping[str, Any] | None = None,
     baseline: Sequence[Result] | None = None,
+    rejudged: Sequence[Result] | None = None,
     worst: int = DEFAULT_WORST,
     threshold: float = DEFAULT_THRESHOLD,
     source: str = "",
@@ -62,7 +63,7 @@ def build_report(
     """``agreement`` is ``validate_run(...).to_dict()``; ``baseline`` the older run's results."""
     comparison = None
     if baseline is not None:
-        comparison = compare_runs(baseline, results, threshold=threshold)
+        comparison = compare_runs(baseline, results, threshold=threshold, rejudged=rejudged)
     return ReportData(
         source=source,
         headline=headline(results),
