@@ -68,6 +68,19 @@ def register(subparsers: Any) -> None:
         metavar="Y",
         help="gate: exit 1 when the judge agrees on less than this share (0-1) of human fails",
     )
+    p.add_argument(
+        "--suggest",
+        type=int,
+        metavar="N",
+        help="also write a CSV of the N unlabelled graded sessions to label next: judge passes "
+        "and fails alternate, each nearest the verdict threshold first (see --suggest-out)",
+    )
+    p.add_argument(
+        "--suggest-out",
+        default="suggested-labels.csv",
+        metavar="PATH",
+        help="where --suggest writes its CSV (default %(default)s; never overwritten)",
+    )
     p.set_defaults(run=run)
 
 
@@ -79,8 +92,12 @@ def run(args: argparse.Namespace) -> int:
     if args.bootstrap < 0:
         raise ConfigError(f"--bootstrap must be 0 or more, got {args.bootstrap}")
     check_bars(args.min_kappa, args.min_fail_agreement)
+    if args.suggest is not None and args.suggest < 1:
+        raise ConfigError(f"--suggest must be 1 or more, got {args.suggest}")
     labels = read_labels(args.labels)
     results = read_results(args.results)
+    if args.suggest is not None:
+        _write_suggestions(results, labels, args.suggest, args.suggest_out)
     report = validate_run(
         results,
         labels,
@@ -105,3 +122,17 @@ def run(args: argparse.Namespace) -> int:
     for gate in failed:
         print(f"research-judge validate: gate failed: {gate.message}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _write_suggestions(results: Any, labels: Any, n: int, path: str) -> None:
+    from ..validate.suggest import suggest, write_suggestions
+
+    picked = suggest(results, labels, n)
+    write_suggestions(path, picked)
+    fails = sum(s.judge_verdict == "fail" for s in picked)
+    short = f" (only {len(picked)} unlabelled graded sessions)" if len(picked) < n else ""
+    print(
+        f"research-judge validate: wrote {len(picked)} sessions to label to {path}{short}: "
+        f"{fails} judge fails and {len(picked) - fails} judge passes, nearest the threshold first",
+        file=sys.stderr,
+    )
