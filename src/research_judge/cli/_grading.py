@@ -57,16 +57,32 @@ def build_judge(args: argparse.Namespace, client: JudgeClient, prices: PriceTabl
     # Every policy field has a --min-* flag of the same name; unset flags are None.
     flags = {f.name: getattr(args, f.name) for f in fields(VerdictPolicy)}
     policy = load_policy(args.config).with_overrides(**flags)
+    repeats = getattr(args, "repeats", 1)
+    if repeats != 1:
+        from ..judge.repeats import RepeatingJudge
+
+        return RepeatingJudge(
+            client,
+            repeats=repeats,
+            prompts=PromptSet(args.prompts),
+            policy=policy,
+            settings=_settings(args),
+            prices=prices,
+        )
     return Judge(
         client,
         prompts=PromptSet(args.prompts),
         policy=policy,
-        settings=JudgeSettings(
-            max_attempts=args.max_attempts,
-            strict_evidence=args.strict_evidence,
-            temperature=args.temperature,
-        ),
+        settings=_settings(args),
         prices=prices,
+    )
+
+
+def _settings(args: argparse.Namespace) -> JudgeSettings:
+    return JudgeSettings(
+        max_attempts=args.max_attempts,
+        strict_evidence=args.strict_evidence,
+        temperature=args.temperature,
     )
 
 
@@ -77,6 +93,8 @@ def _check_args(args: argparse.Namespace) -> None:
         raise ConfigError(f"--retries must be 0 or more, got {args.retries}")
     if args.record and args.replay:
         raise ConfigError("--record and --replay cannot be used together")
+    if getattr(args, "repeats", 1) < 1:
+        raise ConfigError(f"--repeats must be 1 or more, got {args.repeats}")
 
 
 async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
@@ -85,6 +103,12 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     prices = PriceTable.load(args.prices)
     if args.dry_run:
         return _dry_run(args, selection, prices, err, out)
+    if getattr(args, "repeats", 1) > 1 and args.temperature == 0:
+        print(
+            "research-judge grade: warning: --repeats at temperature 0 asks for the same answer "
+            "K times; set --temperature (e.g. 0.7) to measure how stable the judge is",
+            file=err,
+        )
     client = build_client(args)
     try:
         judge = build_judge(args, client, prices)

@@ -10,7 +10,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+)
 
 from ..errors import InputFileError
 from ..judge import verdicts
@@ -76,6 +84,23 @@ class AnswerStats(_Model):
     words: int = 0
 
 
+class Sample(_Model):
+    """One of `grade --repeats K` judge samples of a session, as graded on its own."""
+
+    verdict: Verdict | None = None
+    ratios: Ratios | None = None
+    scores: dict[str, int] = Field(default_factory=dict)
+    error: str | None = None
+
+
+class Repeats(_Model):
+    """Every sample of a repeated session, and how the session's own numbers were combined."""
+
+    k: int
+    aggregation: str
+    samples: list[Sample]
+
+
 class Result(_Model):
     session_id: str
     ratios: Ratios | None = None
@@ -91,6 +116,16 @@ class Result(_Model):
     answer_stats: AnswerStats = Field(default_factory=AnswerStats)
     question: str = ""
     metadata: dict[str, Any] = Field(default_factory=dict)
+    repeats: Repeats | None = None  # only with `grade --repeats K`; absent from the line otherwise
+
+    @model_serializer(mode="wrap")
+    def _drop_absent_repeats(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("repeats", 0) is None:
+            del data["repeats"]
+        return data
 
     @property
     def ok(self) -> bool:
