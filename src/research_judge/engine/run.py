@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..clients.base import JudgeRequest
+from ..clients.chain import ClientSettings
 from ..cost.estimate import Budget
 from ..errors import ConfigError, InputFileError, ProviderDownError
 from ..judge.grader import Judge
@@ -27,7 +28,7 @@ FirstRequests = tuple[JudgeRequest, JudgeRequest]
 
 @dataclass(frozen=True)
 class RunOptions:
-    concurrency: int = 8
+    concurrency: int = ClientSettings.concurrency  # one setting: sessions and requests in flight
     retry_errors: bool = False
     selection: Selection = field(default_factory=Selection)
     window: int | None = None  # reorder buffer; default 4 x concurrency, at least 64
