@@ -91,3 +91,15 @@ class RateLimitError(TransientApiError):
 
 class ProviderDownError(ApiError):
     """Requests kept failing for long enough that carrying on would only burn time."""
+
+
+class InvalidSessionsError(UserError):
+    """Sessions handed to the Python API that cannot be graded; ``errors`` names each one."""
+
+    def __init__(self, errors: list[InputFileError]) -> None:
+        self.errors = errors
+        listed = "\n".join(f"  {e}" for e in errors)
+        super().__init__(
+            f"{len(errors)} session(s) cannot be graded, so nothing was sent "
+            f"(fix or drop them):\n{listed}"
+        )

@@ -106,6 +106,10 @@ class Result(_Model):
             return (self.scores[name].score - 1) / 2
         raise KeyError(name)
 
+    def to_dict(self) -> dict[str, Any]:
+        """The results-file line of this result, as a dict."""
+        return self.model_dump(mode="json")
+
     def to_json_line(self) -> str:
         # pydantic's serializer writes the JSON directly (unescaped UTF-8), several times faster
         # than model_dump + json.dumps; the engine calls this once per session.
