@@ -24,13 +24,12 @@ from ..engine import (
 )
 from ..engine.progress import Progress
 from ..engine.select import selected_sessions
-from ..errors import InputFileError, ProviderDownError
+from ..errors import ExitCode, InputFileError, ProviderDownError
 from ..judge.grader import Judge, JudgeSettings
 from ..judge.policy import VerdictPolicy, load_policy
 from ..judge.prompts import PromptSet
 from ..results.model import iter_results
 from ..results.summary import format_summary, summarize
-from .grade import EXIT_FAILED_ITEMS, EXIT_OK, EXIT_PROVIDER_DOWN, EXIT_STOPPED
 
 
 def client_settings(args: argparse.Namespace) -> ClientSettings:
@@ -108,7 +107,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
                 "so far; run the same command again to resume.",
                 file=err,
             )
-            return EXIT_PROVIDER_DOWN
+            return ExitCode.PROVIDER_DOWN
     finally:
         await client.aclose()
 
@@ -162,8 +161,8 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             "session(s) not sent. Raise the limit and run again to resume.",
             file=err,
         )
-        return EXIT_STOPPED
-    return EXIT_FAILED_ITEMS if stats.input_errors or summary.errors else EXIT_OK
+        return ExitCode.STOPPED
+    return ExitCode.FAILED if stats.input_errors or summary.errors else ExitCode.OK
 
 
 def _count_lines(path: str) -> int | None:
@@ -203,7 +202,7 @@ def _dry_run(
     )
     if bad:
         print(f"{bad} bad input line(s) would be skipped (listed above)", file=out)
-    return EXIT_FAILED_ITEMS if bad else EXIT_OK
+    return ExitCode.FAILED if bad else ExitCode.OK
 
 
 class _NoClient:

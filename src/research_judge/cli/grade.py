@@ -19,8 +19,6 @@ from ._help import DefaultsFormatter
 _JUDGE, _POLICY = JudgeSettings(), VerdictPolicy()
 _CLIENT = ClientSettings  # its fields' defaults (an instance would need a model)
 
-EXIT_OK, EXIT_FAILED_ITEMS, EXIT_PROVIDER_DOWN, EXIT_STOPPED = 0, 2, 3, 4
-
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(

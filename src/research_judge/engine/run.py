@@ -15,7 +15,7 @@ from pathlib import Path
 from ..clients.base import JudgeRequest
 from ..clients.chain import ClientSettings
 from ..cost.estimate import Budget
-from ..errors import ConfigError, InputFileError, ProviderDownError
+from ..errors import ConfigError, ErrorKind, InputFileError, ProviderDownError
 from ..judge.grader import Judge
 from ..results.model import Result
 from ..results.output import ResultsFile
@@ -153,7 +153,7 @@ async def grade_sessions(
             return
         except Exception as exc:  # a bug must cost one session, never the batch
             message = f"internal error: {type(exc).__name__}: {exc}"
-            result = judge.error_result(session, message, "internal")
+            result = judge.error_result(session, message, ErrorKind.INTERNAL)
         finally:
             in_flight.release()
         if budget is not None:
