@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, ExitCode
 
 DESCRIPTION = """\
 Compare the judge's pass/fail verdicts (and 1-3 scores, when the labels carry them) with human
@@ -117,11 +117,11 @@ def run(args: argparse.Namespace) -> int:
             f"({args.labels} vs {args.results})",
             file=sys.stderr,
         )
-        return 2
+        return ExitCode.FAILED
     failed = [g for g in report.gates if not g.passed]
     for gate in failed:
         print(f"research-judge validate: gate failed: {gate.message}", file=sys.stderr)
-    return 1 if failed else 0
+    return ExitCode.FLAGGED if failed else ExitCode.OK
 
 
 def _write_suggestions(results: Any, labels: Any, n: int, path: str) -> None:
