@@ -128,3 +128,17 @@ def test_html_and_markdown_show_the_split() -> None:
     assert 'id="split-table"' in html and "Judge shift or agent change" in md
     row = next(line for line in md.splitlines() if line.startswith("| effectiveness | -0.300"))
     assert row.rstrip().endswith("| judge |")
+
+
+def test_the_python_api_takes_rejudged_and_validate_bars() -> None:
+    import research_judge as rj
+
+    baseline, current, rejudged = runs(judge_drop=12, agent_drop=0)
+    cmp = rj.compare(baseline, current, rejudged=rejudged)
+    assert cmp.decomposition is not None
+    assert cmp.decomposition.metrics["effectiveness"].moved == "judge"
+    labels = {r.session_id: "pass" for r in current[:10]} | {
+        r.session_id: "fail" for r in current[10:]
+    }
+    report = rj.validate(current, labels, n_boot=0, min_kappa=0.5)
+    assert report.gates_passed is False and report.gates[0].flag == "--min-kappa"

@@ -223,3 +223,16 @@ def test_grade_repeats_through_the_cli_and_a_fake_server(
     assert data["flip_rate"] == 0.0 and data["unstable"] == []
     assert main(["grade", str(src), "--out", str(out), "--provider", "openai", "--model", "m",
                  "--repeats", "0"]) == 2  # fmt: skip
+
+
+def test_html_and_markdown_show_stability_for_repeated_runs() -> None:
+    from research_judge.report import build_report, render_html, render_markdown
+
+    data = build_report(stable_run())
+    html, md = render_html(data), render_markdown(data)
+    for page in (html, md):
+        assert "Judge stability (repeated samples)" in page
+        assert "wobbly-near: 2 pass / 1 fail" in page
+    assert 'id="stability"' in html
+    plain = build_report([make_result("a"), make_result("b")])
+    assert "Judge stability" not in render_html(plain)

@@ -33,6 +33,8 @@ class ReportData:
     errors: list[ErrorLine]
     cost: CostSummary
     judges: list[JudgeLine]
+    # With results of `grade --repeats K`: the `stability` verb's lines, else empty.
+    stability: tuple[str, ...] = ()
 
     @property
     def problems(self) -> list[str]:
@@ -76,4 +78,15 @@ def build_report(
         errors=errors(results),
         cost=cost(results),
         judges=judges(results),
+        stability=_stability(results),
     )
+
+
+def _stability(results: Sequence[Result]) -> tuple[str, ...]:
+    if not any(r.repeats is not None for r in results):
+        return ()
+    # Imported here: only runs graded with --repeats need numpy's statistics.
+    from ..validate.stability import render_text, stability
+
+    text = render_text(stability(results, n_boot=2000))
+    return tuple(line for line in text.splitlines()[1:] if line.strip())
