@@ -236,3 +236,17 @@ def test_html_and_markdown_show_stability_for_repeated_runs() -> None:
     assert 'id="stability"' in html
     plain = build_report([make_result("a"), make_result("b")])
     assert "Judge stability" not in render_html(plain)
+
+
+def test_cost_estimates_count_every_sample() -> None:
+    from research_judge.cost.estimate import Estimator
+    from research_judge.cost.prices import PriceTable
+    from research_judge.judge.grader import Judge
+    from research_judge.sessions.model import Session
+
+    s = Session.model_validate(session("s-1"))
+    prices = PriceTable.load(None)
+    one = Estimator(Judge(ScriptedClient(varying_responder)), prices).session(s)
+    three = Estimator(RepeatingJudge(ScriptedClient(varying_responder), repeats=3), prices)
+    est = three.session(s)
+    assert (est.input_tokens, est.output_tokens) == (3 * one.input_tokens, 3 * one.output_tokens)

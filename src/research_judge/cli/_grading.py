@@ -211,7 +211,8 @@ def _dry_run(
         cost += e.cost_usd or 0.0
     shown = f"${cost:.4f}" if known else f"unknown (no price for {args.model!r}; use --prices)"
     print(
-        f"dry run: {n} session(s), 2 calls each; estimated input tokens {tokens_in}, "
+        f"dry run: {n} session(s), {2 * judge.samples_per_call} calls each; "
+        f"estimated input tokens {tokens_in}, "
         f"output tokens {tokens_out}, cost {shown} (as of prices {prices.as_of}).\n"
         "Estimate: rendered prompts at ~4 characters per token, expected reply sizes per call; "
         "re-asks and provider prompt-cache discounts are not included.",

@@ -44,7 +44,7 @@ class RepeatingJudge(Judge):
         super().__init__(*args, **kwargs)
         if repeats < 2:
             raise ConfigError(f"--repeats must be 2 or more to sample anything, got {repeats}")
-        self.repeats = repeats
+        self.repeats = self.samples_per_call = repeats
         # A different K is a different result: resume must regrade, not reuse.
         self.fingerprint = content_hash({"single": self.fingerprint, "repeats": repeats})
 
