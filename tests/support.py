@@ -92,7 +92,10 @@ class HeaderGoodResponder:
     that ``grade --send-material`` adds."""
 
     def respond(self, body: dict[str, Any], headers: dict[str, str]) -> str:
-        call, _, material = decode_material(headers[MATERIAL_HEADER.lower()])
+        value = headers.get(MATERIAL_HEADER.lower())
+        if value is None:  # a ValueError is the request's fault: HTTP 400, never retried
+            raise ValueError("no material header: grade with --send-material (send_material=True)")
+        call, _, material = decode_material(value)
         if call == "counting":
             return json.dumps(counting_reply(list(material.reference_ids)))
         return json.dumps(scoring_reply())

@@ -118,8 +118,11 @@ def _steps(out: Path, fix: Path, stream: TextIO) -> None:
     )
     _step(
         stream,
-        "validate: how far can this judge be trusted? (against the team's labels)",
+        "validate: how far can this judge be trusted? (against the team's labels, gated: "
+        "exit 1 when a bar is missed)",
         *("validate", str(results), "--labels", labels),
+        *("--min-kappa", "0.4", "--min-fail-agreement", "0.7"),
+        ok=(0, 1),
     )
     _grade(
         stream,

@@ -1,8 +1,7 @@
 """The work behind ``grade``: build the client chain and the judge, run the engine, summarise.
 
-Client chain, outermost first: recording (saves what the judge saw, cache hits included) ->
-response cache -> resilience (retries, adaptive concurrency, circuit breaker) -> provider client.
-Replay replaces the whole chain and never builds a network client.
+The client chain is ``clients.chain.build_client``'s, the same the Python API and the benchmarks
+build; this module only turns flags into its ``ClientSettings``.
 """
 
 from __future__ import annotations
@@ -11,18 +10,14 @@ import argparse
 import asyncio
 import json
 from dataclasses import fields
-from typing import TextIO, TypeVar
+from typing import TextIO
 
-from ..clients import ReplayClient, make_client
 from ..clients.base import JudgeClient, JudgeRequest, JudgeResponse
-from ..clients.recording import RecordingClient
+from ..clients.chain import ClientSettings, build_client, resilience_of
 from ..cost.prices import PriceTable
 from ..engine import (
     Budget,
-    CachingClient,
     Estimator,
-    ResilientClient,
-    RetryPolicy,
     RunOptions,
     Selection,
     grade_file,
@@ -30,73 +25,76 @@ from ..engine import (
 )
 from ..engine.progress import Progress
 from ..engine.select import selected_sessions
-from ..errors import ConfigError, InputFileError, ProviderDownError
+from ..errors import ConfigError, ExitCode, InputFileError, ProviderDownError
 from ..judge.grader import Judge, JudgeSettings
 from ..judge.policy import VerdictPolicy, load_policy
 from ..judge.prompts import PromptSet
 from ..results.model import iter_results
 from ..results.summary import format_summary, summarize
-from .grade import EXIT_FAILED_ITEMS, EXIT_OK, EXIT_PROVIDER_DOWN, EXIT_STOPPED, default_cache_dir
-
-T = TypeVar("T")
 
 
-def build_client(args: argparse.Namespace) -> JudgeClient:
-    if args.replay:
-        return ReplayClient(args.replay, provider=args.provider, model=args.model)
-    client: JudgeClient = make_client(
-        args.provider,
-        args.model,
+def client_settings(args: argparse.Namespace) -> ClientSettings:
+    return ClientSettings(
+        provider=args.provider,
+        model=args.model,
         base_url=args.base_url,
         mode=args.mode,
         timeout=args.timeout,
+        concurrency=args.concurrency,
+        retries=args.retries,
+        down_after=args.down_after,
+        cache=not args.no_cache,
+        cache_dir=args.cache_dir,
+        record=args.record,
+        replay=args.replay,
+        token_field=args.token_field,
         send_material=args.send_material,
-        token_limit_field=args.token_field,
     )
-    policy = RetryPolicy(attempts=args.retries + 1, down_after=args.down_after)
-    client = ResilientClient(client, concurrency=args.concurrency, policy=policy)
-    if not args.no_cache:
-        client = CachingClient(client, args.cache_dir or default_cache_dir())
-    if args.record:
-        client = RecordingClient(client, args.record)
-    return client
 
 
 def build_judge(args: argparse.Namespace, client: JudgeClient, prices: PriceTable) -> Judge:
     # Every policy field has a --min-* flag of the same name; unset flags are None.
     flags = {f.name: getattr(args, f.name) for f in fields(VerdictPolicy)}
     policy = load_policy(args.config).with_overrides(**flags)
+    settings = JudgeSettings(
+        max_attempts=args.max_attempts,
+        strict_evidence=args.strict_evidence,
+        temperature=args.temperature,
+        counting_max_tokens=args.counting_max_tokens,
+        scoring_max_tokens=args.scoring_max_tokens,
+    )
+    repeats = getattr(args, "repeats", 1)
+    if repeats != 1:
+        from ..judge.repeats import RepeatingJudge
+
+        return RepeatingJudge(
+            client,
+            repeats=repeats,
+            prompts=PromptSet(args.prompts),
+            policy=policy,
+            settings=settings,
+            prices=prices,
+        )
     return Judge(
-        client,
-        prompts=PromptSet(args.prompts),
-        policy=policy,
-        settings=JudgeSettings(
-            max_attempts=args.max_attempts,
-            strict_evidence=args.strict_evidence,
-            temperature=args.temperature,
-            counting_max_tokens=args.counting_max_tokens,
-            scoring_max_tokens=args.scoring_max_tokens,
-        ),
-        prices=prices,
+        client, prompts=PromptSet(args.prompts), policy=policy, settings=settings, prices=prices
     )
 
 
-def _check_args(args: argparse.Namespace) -> None:
-    if args.concurrency < 1:
-        raise ConfigError(f"--concurrency must be at least 1, got {args.concurrency}")
-    if args.retries < 0:
-        raise ConfigError(f"--retries must be 0 or more, got {args.retries}")
-    if args.record and args.replay:
-        raise ConfigError("--record and --replay cannot be used together")
-
-
 async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
-    _check_args(args)
+    settings = client_settings(args)  # checks the chain's flags, even for a dry run
     selection = Selection(where=parse_where(args.where), sample=args.sample, seed=args.seed)
     prices = PriceTable.load(args.prices)
+    if getattr(args, "repeats", 1) < 1:
+        raise ConfigError(f"--repeats must be 1 or more, got {args.repeats}")
     if args.dry_run:
         return _dry_run(args, selection, prices, err, out)
-    client = build_client(args)
+    if getattr(args, "repeats", 1) > 1 and args.temperature == 0:
+        print(
+            "research-judge grade: warning: --repeats at temperature 0 asks for the same answer "
+            "K times; set --temperature (e.g. 0.7) to measure how stable the judge is",
+            file=err,
+        )
+    client = build_client(settings)
     try:
         judge = build_judge(args, client, prices)
         budget = (
@@ -105,7 +103,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
         # Counting is a pass over the whole input: only for a progress bar that will be shown.
         counted = not (args.quiet or args.where or args.sample)
         total = _count_lines(args.sessions) if counted else None
-        resilient = _layer(client, ResilientClient)
+        resilient = resilience_of(client)
 
         def live() -> dict[str, int]:
             counts = {"re-asks": judge.reasks}
@@ -144,7 +142,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
                 "so far; run the same command again to resume.",
                 file=err,
             )
-            return EXIT_PROVIDER_DOWN
+            return ExitCode.PROVIDER_DOWN
     finally:
         await client.aclose()
 
@@ -206,18 +204,8 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             "session(s) not sent. Raise the limit and run again to resume.",
             file=err,
         )
-        return EXIT_STOPPED
-    return EXIT_FAILED_ITEMS if stats.input_errors or summary.errors else EXIT_OK
-
-
-def _layer(client: JudgeClient, kind: type[T]) -> T | None:
-    """The ``kind`` layer of a client chain (each wrapper keeps the next as ``inner``)."""
-    layer: object = client
-    while layer is not None:
-        if isinstance(layer, kind):
-            return layer
-        layer = getattr(layer, "inner", None)
-    return None
+        return ExitCode.STOPPED
+    return ExitCode.FAILED if stats.input_errors or summary.errors else ExitCode.OK
 
 
 def _count_lines(path: str) -> int | None:
@@ -249,7 +237,8 @@ def _dry_run(
         cost += e.cost_usd or 0.0
     shown = f"${cost:.4f}" if known else f"unknown (no price for {args.model!r}; use --prices)"
     print(
-        f"dry run: {n} session(s), 2 calls each; estimated input tokens {tokens_in}, "
+        f"dry run: {n} session(s), {2 * judge.samples_per_call} calls each; "
+        f"estimated input tokens {tokens_in}, "
         f"output tokens {tokens_out}, cost {shown} (as of prices {prices.as_of}).\n"
         "Estimate: rendered prompts at ~4 characters per token, expected reply sizes per call; "
         "re-asks and provider prompt-cache discounts are not included.",
@@ -257,7 +246,7 @@ def _dry_run(
     )
     if bad:
         print(f"{bad} bad input line(s) would be skipped (listed above)", file=out)
-    return EXIT_FAILED_ITEMS if bad else EXIT_OK
+    return ExitCode.FAILED if bad else ExitCode.OK
 
 
 class _NoClient:

@@ -33,6 +33,8 @@ class ReportData:
     errors: list[ErrorLine]
     cost: CostSummary
     judges: list[JudgeLine]
+    # With results of `grade --repeats K`: the `stability` verb's lines, else empty.
+    stability: tuple[str, ...] = ()
     # When the results were written (the run's date) and when this report was made, both as
     # "YYYY-MM-DD HH:MM UTC"; "" when unknown (results given in memory).
     run_date: str = ""
@@ -58,6 +60,7 @@ def build_report(
     *,
     agreement: Mapping[str, Any] | None = None,
     baseline: Sequence[Result] | None = None,
+    rejudged: Sequence[Result] | None = None,
     worst: int = DEFAULT_WORST,
     threshold: float = DEFAULT_THRESHOLD,
     source: str = "",
@@ -68,7 +71,7 @@ def build_report(
     """``agreement`` is ``validate_run(...).to_dict()``; ``baseline`` the older run's results."""
     comparison = None
     if baseline is not None:
-        comparison = compare_runs(baseline, results, threshold=threshold)
+        comparison = compare_runs(baseline, results, threshold=threshold, rejudged=rejudged)
     return ReportData(
         source=source,
         headline=headline(results),
@@ -81,6 +84,17 @@ def build_report(
         errors=errors(results),
         cost=cost(results),
         judges=judges(results),
+        stability=_stability(results),
         run_date=run_date,
         generated_at=generated_at,
     )
+
+
+def _stability(results: Sequence[Result]) -> tuple[str, ...]:
+    if not any(r.repeats is not None for r in results):
+        return ()
+    # Imported here: only runs graded with --repeats need numpy's statistics.
+    from ..validate.stability import render_text, stability
+
+    text = render_text(stability(results, n_boot=2000))
+    return tuple(line for line in text.splitlines()[1:] if line.strip())
