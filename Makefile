@@ -13,6 +13,12 @@ LOCAL      := .local-lane
 LOCAL_BIN  := $(LOCAL)/venv/bin
 LLAMA_CPP  := 0.3.36
 SMOLLM2    := 0.1.2
+# A portable CPU build: tuned for the build machine (GGML_NATIVE), llama.cpp used its AMX kernels,
+# which crashed (SIGSEGV in ggml_backend_amx_mul_mat) on this VM's CPU; the multimodal library
+# (LLAVA_BUILD) is not needed to serve a text model and is a third of the compile. --no-cache-dir:
+# pip's own wheel cache would hand back an earlier build made with other flags.
+LLAMA_CMAKE := -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON \
+  -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -42,7 +48,8 @@ bench: $(STAMP)
 $(LOCAL)/.installed:
 	mkdir -p $(LOCAL)/wheels
 	ls $(LOCAL)/wheels/llama_cpp_python-$(LLAMA_CPP)-*.whl >/dev/null 2>&1 || \
-	  nice -n 19 $(PYTHON) -m pip wheel --no-deps 'llama-cpp-python==$(LLAMA_CPP)' -w $(LOCAL)/wheels
+	  CMAKE_ARGS="$(LLAMA_CMAKE)" nice -n 19 \
+	  $(PYTHON) -m pip wheel --no-cache-dir --no-deps 'llama-cpp-python==$(LLAMA_CPP)' -w $(LOCAL)/wheels
 	test -x $(LOCAL_BIN)/python || $(PYTHON) -m venv $(LOCAL)/venv
 	$(LOCAL_BIN)/python -m pip install --quiet --find-links $(LOCAL)/wheels \
 	  'llama-cpp-python[server]==$(LLAMA_CPP)'

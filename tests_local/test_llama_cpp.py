@@ -51,7 +51,7 @@ def _model_file() -> Path:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[tuple[str, Path]]:
+def server() -> Iterator[tuple[str, Path, subprocess.Popen[bytes]]]:
     port = _free_port()
     log = LANE / "server.log"
     command = [
@@ -71,7 +71,7 @@ def server() -> Iterator[tuple[str, Path]]:
                 assert process.poll() is None, log.read_text()[-2000:]
                 assert time.monotonic() < deadline, "the server did not start within 180 s"
                 time.sleep(1)
-        yield base_url, log
+        yield base_url, log, process
     finally:
         process.terminate()
         process.wait(30)
@@ -106,12 +106,13 @@ def _grade(base_url: str, sessions: Path, out: Path, mode: str) -> subprocess.Co
 
 @pytest.mark.parametrize("mode", ["json_object", "tool"])
 def test_a_real_small_model_yields_a_verdict_or_an_error_per_session(
-    server: tuple[str, Path], sessions: Path, tmp_path: Path, mode: str
+    server: tuple[str, Path, subprocess.Popen[bytes]], sessions: Path, tmp_path: Path, mode: str
 ) -> None:
-    base_url, log = server
+    base_url, log, process = server
     before, start = _posts(log), time.monotonic()
     done = _grade(base_url, sessions, tmp_path, mode)
     wall = time.monotonic() - start
+    assert process.poll() is None, f"the server died: {log.read_text()[-1500:]}"
     assert done.returncode in (0, 2), done.stderr
     results = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
     expected = [json.loads(line)["id"] for line in sessions.read_text().splitlines()]
@@ -139,12 +140,13 @@ def test_a_real_small_model_yields_a_verdict_or_an_error_per_session(
 
 
 def test_json_schema_mode_stops_at_the_servers_first_refusal(
-    server: tuple[str, Path], sessions: Path, tmp_path: Path
+    server: tuple[str, Path, subprocess.Popen[bytes]], sessions: Path, tmp_path: Path
 ) -> None:
-    base_url, log = server
+    base_url, log, process = server
     before, start = _posts(log), time.monotonic()
     done = _grade(base_url, sessions, tmp_path, "json_schema")
     sent = _posts(log) - before
+    assert process.poll() is None, f"the server died: {log.read_text()[-1500:]}"
     assert done.returncode == 3, done.stderr
     assert "refused the request format of --mode json_schema" in done.stderr
     assert "--mode json_object" in done.stderr
