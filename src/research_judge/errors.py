@@ -39,6 +39,17 @@ class ConfigError(UserError):
     """An invalid setting (flag, config file value, environment)."""
 
 
+class ContentRefError(UserError):
+    """A reference's ``content_ref`` could not be read from the store: that session's error."""
+
+    def __init__(self, reference_id: str, content_ref: str, why: str) -> None:
+        self.reference_id = reference_id
+        self.content_ref = content_ref
+        super().__init__(
+            f"reference {reference_id!r}: cannot read content_ref {content_ref!r}: {why}"
+        )
+
+
 class ReplayMissError(UserError):
     """Replay was asked for an exchange that was never recorded."""
 

@@ -35,6 +35,7 @@ from ..judge.policy import VerdictPolicy, load_policy
 from ..judge.prompts import PromptSet
 from ..results.model import iter_results
 from ..results.summary import format_summary, summarize
+from ..sessions.store import open_store
 from .grade import EXIT_FAILED_ITEMS, EXIT_OK, EXIT_PROVIDER_DOWN, EXIT_STOPPED, default_cache_dir
 
 
@@ -85,6 +86,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     prices = PriceTable.load(args.prices)
     if args.dry_run:
         return _dry_run(args, selection, prices, err, out)
+    store = open_store(args.store) if args.store else None
     client = build_client(args)
     try:
         judge = build_judge(args, client, prices)
@@ -112,6 +114,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
                 progress=progress,
                 budget=budget,
                 on_input_error=report_input_error,
+                store=store,
             )
         except ProviderDownError as exc:
             progress.close()

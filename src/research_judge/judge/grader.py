@@ -20,6 +20,7 @@ from ..cost.prices import PriceTable
 from ..errors import (
     ApiError,
     ConfigError,
+    ContentRefError,
     InvalidJudgeOutput,
     JudgeRefusal,
     ProviderDownError,
@@ -136,6 +137,11 @@ class Judge:
     ) -> Result:
         """Grade one session; ``first`` is its ``first_requests`` when the caller already
         rendered them (the engine does, to estimate cost under ``--max-cost``)."""
+        if session.offloaded:  # never judge a reference by its empty placeholder
+            ref = session.offloaded[0]
+            why = "not read; pass a store (grade --store ROOT) to read offloaded results"
+            message = str(ContentRefError(ref.id, str(ref.content_ref), why))
+            return self.error_result(session, message, "content_ref")
         counting_request, scoring_request = first or self.first_requests(session)
         ids = session.reference_ids
         counted, scored = await asyncio.gather(
