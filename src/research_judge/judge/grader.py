@@ -29,6 +29,7 @@ from ..errors import (
 )
 from ..results.model import UNDEFINED_RATIOS, Result
 from ..sessions.model import Session
+from .citations import Claim, audit_citations
 from .evidence import CheckedVerdict, EvidenceChecker
 from .policy import VerdictPolicy
 from .prompts import PromptSet
@@ -222,6 +223,15 @@ class Judge:
             len(session.trajectory), [(c.verdict.check, _counts_as_yes(c, strict)) for c in checked]
         )
         verdict, reasons = self.policy.decide(ratios, scored.value)
+        audit = audit_citations(
+            session,
+            [
+                Claim(v.id, v.claim or "", yes, v.source if yes else None)
+                for c in checked
+                if (v := c.verdict).check == "grounded"
+                for yes in [_counts_as_yes(c, strict)]
+            ],
+        )
         quotes = [c.evidence_verified for c in checked] + [
             c.claim_verified for c in checked if c.claim_verified is not None
         ]
@@ -237,6 +247,7 @@ class Judge:
                 "verdicts": [_verdict_dict(c) for c in checked],
                 "verdict": verdict,
                 "verdict_reasons": reasons,
+                "citations": audit.to_dict(),
                 "evidence": {
                     "verified": verified,
                     "total": len(quotes),

@@ -16,6 +16,8 @@ from ..errors import InputFileError
 from ..judge import verdicts
 
 RATIO_NAMES = ("relevance", "utilization", "grounding")
+# The citation audit's two ratios (judge/citations.py); reported and compared, not in the policy.
+CITATION_NAMES = ("citation_precision", "citation_recall")
 SCORE_NAMES: tuple[str, ...] = verdicts.CRITERIA  # the judge's scoring criteria, one list
 CRITERIA = RATIO_NAMES + SCORE_NAMES
 
@@ -71,6 +73,17 @@ class EvidenceSummary(_Model):
     share: float | None = None
 
 
+class CitationSummary(_Model):
+    """The citation audit of one answer (see ``judge.citations`` for the definitions)."""
+
+    precision: float | None = None
+    recall: float | None = None
+    counts: dict[str, int] = Field(default_factory=dict)
+    citations: int = 0
+    fabricated_citations: int = 0
+    claims: list[dict[str, Any]] = Field(default_factory=list)
+
+
 class AnswerStats(_Model):
     chars: int = 0
     words: int = 0
@@ -88,6 +101,7 @@ class Result(_Model):
     judge: JudgeInfo | None = None
     usage: UsageInfo = Field(default_factory=UsageInfo)
     evidence: EvidenceSummary = Field(default_factory=EvidenceSummary)
+    citations: CitationSummary | None = None  # absent in results written before the audit
     answer_stats: AnswerStats = Field(default_factory=AnswerStats)
     question: str = ""
     metadata: dict[str, Any] = Field(default_factory=dict)
@@ -104,6 +118,12 @@ class Result(_Model):
             if self.scores is None or name not in self.scores:
                 return None
             return (self.scores[name].score - 1) / 2
+        if name in CITATION_NAMES:
+            if self.citations is None:
+                return None
+            if name == "citation_precision":
+                return self.citations.precision
+            return self.citations.recall
         raise KeyError(name)
 
     def to_json_line(self) -> str:
