@@ -19,7 +19,8 @@ from research_judge.sessions.convert import (
     convert_files,
 )
 
-LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "agent_logs"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+LOGS = LOGS_DIR = FIXTURES / "agent_logs"
 STUB = r"\[stored: r2://agent-results/(?P<ref>\S+), \d+ chars\]"
 
 
@@ -369,3 +370,46 @@ def test_missing_input_file_is_named(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert code == 2
     assert "nope.jsonl: no such file" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+# --- the demo's agent logs, converted and graded by replay ------------------------------------
+
+
+def test_agent_log_fixtures_grade_by_replay_with_the_expected_citation_audit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(FIXTURES.parent))  # the fixtures package, as the demo sees it
+    from fixtures.agent_logs import LOGS, STUB_PATTERN
+    from research_judge.results.model import read_results
+
+    sessions = tmp_path / "sessions.jsonl"
+    with sessions.open("w", encoding="utf-8") as joined:
+        for fmt, name in LOGS:
+            part = tmp_path / f"{fmt}.jsonl"
+            args = ["convert", fmt, str(LOGS_DIR / name), "--out", str(part)]
+            assert main([*args, "--stub-pattern", STUB_PATTERN, "--quiet"]) == 0
+            joined.write(part.read_text(encoding="utf-8"))
+    out = tmp_path / "results.jsonl"
+    code = main(["grade", str(sessions), "--out", str(out), "--provider", "scripted",
+                 "--model", "authored-lenient-judge", "--replay", str(FIXTURES / "recordings"),
+                 "--store", str(LOGS_DIR / "store"), "--quiet"])  # fmt: skip
+    assert code == 0
+    audits = {
+        r.session_id: [c["status"] for c in r.citations.claims]
+        for r in read_results(out)
+        if r.citations is not None
+    }
+    assert audits == {
+        "conv-heatpump-01": ["correct", "uncited", "correct", "uncited", "fabricated"],
+        "anth-ev-01": ["correct", "uncited", "misattributed"],
+        "oai-bees-01": ["correct", "misattributed", "correct", "fabricated"],
+    }
+    # Without the store the offloaded result cannot be read: that session errors, naming it.
+    out2 = tmp_path / "no-store.jsonl"
+    code = main(["grade", str(sessions), "--out", str(out2), "--provider", "scripted",
+                 "--model", "authored-lenient-judge", "--replay", str(FIXTURES / "recordings"),
+                 "--quiet"])  # fmt: skip
+    assert code == 2
+    errored = {r.session_id: r.error for r in read_results(out2) if not r.ok}
+    assert list(errored) == ["oai-bees-01"]
+    assert "content_ref 'oai-bees-01/call_a1.txt'" in str(errored["oai-bees-01"])
