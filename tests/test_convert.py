@@ -154,6 +154,33 @@ def test_otel_trace_spread_over_files_is_one_session(tmp_path: Path) -> None:
     assert errors == [] and session["id"] == "t9" and len(session["trajectory"]) == 1
 
 
+def test_otel_messages_as_structured_attribute_values(tmp_path: Path) -> None:
+    # Some exporters write gen_ai.input.messages as an OTLP array of kvlists, not a JSON string.
+    def kv(**values: Any) -> dict[str, Any]:
+        return {"kvlistValue": {"values": [{"key": k, "value": v} for k, v in values.items()]}}
+
+    def message(role: str, kind: str, **part: Any) -> dict[str, Any]:
+        fields = {k: {"stringValue": v} for k, v in part.items()}
+        parts = {"arrayValue": {"values": [kv(type={"stringValue": kind}, **fields)]}}
+        return kv(role={"stringValue": role}, parts=parts)
+
+    chat = _span("ch", None, "chat", 1, "ts")
+    chat["attributes"] += [
+        {"key": "gen_ai.input.messages", "value": {"arrayValue": {"values": [
+            message("user", "text", content="Q?"),
+            message("tool", "tool_call_response", id="k1", response="result text"),
+        ]}}},
+        {"key": "gen_ai.output.messages", "value": {"arrayValue": {"values": [
+            message("assistant", "text", content="A."),
+        ]}}},
+        {"key": "gen_ai.conversation.id", "value": {"stringValue": "conv-7"}},
+    ]  # fmt: skip
+    (session,), errors = convert("otel", tmp_path, write_jsonl(tmp_path / "t.jsonl", _export(chat)))
+    assert errors == []
+    assert (session["id"], session["question"], session["answer"]) == ("conv-7", "Q?", "A.")
+    assert [(r["id"], r["content"]) for r in session["trajectory"]] == [("k1", "result text")]
+
+
 def test_otel_trace_without_a_root_chat_span_is_named_by_trace_id(tmp_path: Path) -> None:
     log = write_jsonl(tmp_path / "t.jsonl", _export(_span("root", None, "invoke_agent", 1, "tx")))
     sessions, (error,) = convert("otel", tmp_path, log)

@@ -258,3 +258,12 @@ def test_s3_store_without_s3fs_names_the_extra(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setitem(sys.modules, "s3fs", None)  # as if the extra were not installed
     with pytest.raises(Exception, match=r"pip install 'research-judge\[s3\]'"):
         S3Store("s3://bucket/prefix")
+
+
+def test_a_reference_with_both_content_and_content_ref_is_a_bad_line(tmp_path: Path) -> None:
+    from research_judge.sessions import iter_sessions
+
+    both = session("s-1")
+    both["trajectory"][0]["content_ref"] = "k.txt"
+    ((_, error),) = list(iter_sessions(write_sessions(tmp_path / "s.jsonl", [both])))
+    assert "trajectory.0: has both content and content_ref; give one" in str(error)
