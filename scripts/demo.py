@@ -124,7 +124,7 @@ def _agent_logs() -> None:
         audit = r.citations
         if audit is None:
             continue
-        statuses = ", ".join(f"{c['id']} {c['status']}" for c in audit.claims)
+        statuses = ", ".join(f"{c.id} {c.status}" for c in audit.claims)
         print(
             f"{r.session_id}: precision {_num(audit.precision)}, recall {_num(audit.recall)} "
             f"({statuses})"

@@ -119,7 +119,7 @@ def test_a_claim_the_judge_tidied_is_still_found() -> None:
 def test_undefined_ratios_are_none() -> None:
     audit = audit_citations(make("Bees are doomed."), [claim("c1", "Bees are doomed", None)])
     assert (audit.precision, audit.recall) == (None, None)
-    assert audit_citations(make("No claims."), []).to_dict()["precision"] is None
+    assert audit_citations(make("No claims."), []).summary().precision is None
 
 
 def test_an_uncited_answer_has_recall_zero_and_no_precision() -> None:
@@ -143,7 +143,7 @@ async def test_grading_records_the_audit_in_the_result() -> None:
         Session.model_validate(session("s-1", answer=answer))
     )
     assert result.citations is not None
-    assert [(c["id"], c["status"]) for c in result.citations.claims] == [
+    assert [(c.id, c.status) for c in result.citations.claims] == [
         ("c1", "misattributed"),  # grounded by r1, cited to r2
         ("c2", "fabricated"),  # cites r7, which the agent never pulled
     ]

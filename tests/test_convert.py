@@ -422,7 +422,7 @@ def test_agent_log_fixtures_grade_by_replay_with_the_expected_citation_audit(
                  "--store", str(LOGS_DIR / "store"), "--quiet"])  # fmt: skip
     assert code == 0
     audits = {
-        r.session_id: [c["status"] for c in r.citations.claims]
+        r.session_id: [c.status for c in r.citations.claims]
         for r in read_results(out)
         if r.citations is not None
     }
@@ -440,3 +440,18 @@ def test_agent_log_fixtures_grade_by_replay_with_the_expected_citation_audit(
     errored = {r.session_id: r.error for r in read_results(out2) if not r.ok}
     assert list(errored) == ["oai-bees-01"]
     assert "content_ref 'oai-bees-01/call_a1.txt'" in str(errored["oai-bees-01"])
+
+
+def test_python_api_grades_converted_logs_with_a_store(tmp_path: Path) -> None:
+    import research_judge as rj
+
+    out = tmp_path / "chat.jsonl"
+    stub = ConvertOptions(stub_pattern=compile_stub_pattern(STUB))
+    convert_files("openai-chat", [LOGS / "openai_chat.jsonl"], out, stub)
+    replay = {"provider": "scripted", "model": "authored-lenient-judge",
+              "replay": FIXTURES / "recordings"}  # fmt: skip
+    (graded,) = rj.grade(out, store=str(LOGS / "store"), **replay)
+    assert graded.ok and graded.citations is not None
+    assert graded.citations.counts["fabricated"] == 1
+    (unread,) = rj.grade(out, **replay)
+    assert unread.error_kind == "content_ref"

@@ -37,8 +37,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from ..results.model import CitationSummary, ClaimCitation
 from ..sessions.citations import ReferenceIndex
 from ..sessions.model import Session
 from .evidence import fold
@@ -77,9 +77,6 @@ class ClaimAudit:
     cited: list[str | None] = field(default_factory=list)
     source: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "status": self.status, "cited": self.cited, "source": self.source}
-
 
 @dataclass
 class CitationAudit:
@@ -105,15 +102,19 @@ class CitationAudit:
         grounded = sum(1 for a in self.claims if a.status != "unlocated" and a.source is not None)
         return round(self.counts["correct"] / grounded, 4) if grounded else None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "precision": self.precision,
-            "recall": self.recall,
-            "counts": self.counts,
-            "citations": self.citations,
-            "fabricated_citations": self.fabricated_citations,
-            "claims": [c.to_dict() for c in self.claims],
-        }
+    def summary(self) -> CitationSummary:
+        """The audit as it goes into the result line."""
+        return CitationSummary(
+            precision=self.precision,
+            recall=self.recall,
+            counts=self.counts,
+            citations=self.citations,
+            fabricated_citations=self.fabricated_citations,
+            claims=[
+                ClaimCitation(id=c.id, status=c.status, cited=c.cited, source=c.source)
+                for c in self.claims
+            ],
+        )
 
 
 def find_citations(session: Session) -> list[Citation]:
