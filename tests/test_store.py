@@ -267,3 +267,29 @@ def test_a_reference_with_both_content_and_content_ref_is_a_bad_line(tmp_path: P
     both["trajectory"][0]["content_ref"] = "k.txt"
     ((_, error),) = list(iter_sessions(write_sessions(tmp_path / "s.jsonl", [both])))
     assert "trajectory.0: has both content and content_ref; give one" in str(error)
+
+
+def test_dry_run_reads_offloaded_texts_when_given_a_store(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from research_judge.cli import main
+
+    root = tmp_path / "store"
+    root.mkdir()
+    (root / "big.txt").write_text("Fact 1 is true here. " * 2000, encoding="utf-8")
+    src = write_sessions(tmp_path / "s.jsonl", [offloaded("s-1", "big.txt")])
+    base = ["grade", str(src), "--out", str(tmp_path / "o.jsonl"), "--model", "m", "--dry-run"]
+
+    def tokens_in(text: str) -> int:
+        return int(text.split("estimated input tokens ")[1].split(",")[0])
+
+    assert main(base) == 0
+    without = capsys.readouterr().out
+    assert "1 session(s) have offloaded references (content_ref) counted as empty" in without
+    assert main([*base, "--store", str(root)]) == 0
+    with_store = capsys.readouterr().out
+    assert tokens_in(with_store) > tokens_in(without) + 5000  # ~42,000 characters were read
+    missing = write_sessions(tmp_path / "m.jsonl", [offloaded("s-2", "gone.txt")])
+    assert main(["grade", str(missing), *base[2:], "--store", str(root)]) == 2
+    captured = capsys.readouterr()
+    assert "session 's-2': reference 'r1': cannot read content_ref 'gone.txt'" in captured.err

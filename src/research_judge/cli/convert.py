@@ -10,22 +10,30 @@ from ._help import DefaultsFormatter
 
 FORMATS = ("openai-chat", "anthropic", "otel")  # checked against the library's list in a test
 EXIT_OK, EXIT_BAD_RECORDS = 0, 2
+DESCRIPTION = """\
+Convert agent logs into the sessions JSONL that grade reads. Each tool result the agent
+received becomes one reference (id = the tool call id), with its tool, arguments and, for
+OpenTelemetry, the agent that made the call.
+
+formats:
+  openai-chat  JSONL of {"id", "messages", "metadata"?}, Chat Completions messages
+  anthropic    JSONL of {"id", "system"?, "messages", "metadata"?}, Messages API blocks
+               (tool_result, web_fetch and web_search server tool results, citations)
+  otel         OTLP JSON traces (the collector's file exporter), GenAI semantic
+               conventions: one session per trace, references from the root agent
+               and every sub-agent
+
+Bad records are named (file:line, or the trace id) and skipped; the rest are converted.
+The output is written to a temporary file and renamed into place; an input is never
+overwritten. Exit 0 when every record converted, 2 when any was bad.
+See docs/agent-logs.md."""
 
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "convert",
         help="turn agent logs into a sessions file for grade",
-        description=(
-            "Convert agent logs into the sessions JSONL that grade reads. openai-chat: JSONL of "
-            '{"id", "messages", "metadata"?} with Chat Completions messages; anthropic: JSONL of '
-            '{"id", "system"?, "messages", "metadata"?} with Messages API content blocks; otel: '
-            "OTLP JSON traces (the collector's file exporter) under the OpenTelemetry GenAI "
-            "semantic conventions, one session per trace, references from the root agent and "
-            "every sub-agent. Bad records are named (file:line or trace id) and skipped; the rest "
-            "are converted. The output is written to a temporary file and renamed into place. "
-            "Exit 0 when every record converted, 2 when any was bad."
-        ),
+        description=DESCRIPTION,
         formatter_class=DefaultsFormatter,
     )
     p.add_argument("format", metavar="FORMAT", choices=FORMATS, help=" | ".join(FORMATS))

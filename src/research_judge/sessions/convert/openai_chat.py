@@ -42,12 +42,10 @@ def convert_record(record: dict[str, Any], options: ConvertOptions) -> SessionDi
             question = _text(message.get("content"), index) or None
         elif role == "assistant":
             for call in message.get("tool_calls") or []:
-                function = call.get("function") or {} if isinstance(call, dict) else {}
                 if isinstance(call, dict) and isinstance(call.get("id"), str):
-                    calls[call["id"]] = (
-                        function.get("name"),
-                        parse_arguments(function.get("arguments")),
-                    )
+                    function = call.get("function") or {}
+                    arguments = parse_arguments(function.get("arguments"))
+                    calls[call["id"]] = (function.get("name"), arguments)
             text = _text(message.get("content"), index)
             if text:
                 answer, annotations = text, list(message.get("annotations") or [])
