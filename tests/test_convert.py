@@ -455,3 +455,32 @@ def test_python_api_grades_converted_logs_with_a_store(tmp_path: Path) -> None:
     assert graded.citations.counts["fabricated"] == 1
     (unread,) = rj.grade(out, **replay)
     assert unread.error_kind == "content_ref"
+
+
+def test_anthropic_tool_result_search_results_and_images(tmp_path: Path) -> None:
+    result = [
+        {"type": "search_result", "source": "https://x.org/a", "title": "A page",
+         "content": [{"type": "text", "text": "Range falls 30% in the cold."}],
+         "citations": {"enabled": True}},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}},
+    ]  # fmt: skip
+    record = {
+        "id": "a5",
+        "messages": [
+            {"role": "user", "content": "Q?"},
+            {"role": "assistant", "content": [
+                {"type": "tool_use", "id": "t1", "name": "kb_search", "input": {"q": "range"}}]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": result}]},
+            {"role": "assistant", "content": [
+                {"type": "text", "text": "Range falls 30%.", "citations": [
+                    {"type": "search_result_location", "source": "https://x.org/a",
+                     "title": "A page", "cited_text": "Range falls 30% in the cold."}]}]},
+        ],
+    }  # fmt: skip
+    (session,), errors = convert("anthropic", tmp_path, write_jsonl(tmp_path / "a.jsonl", record))
+    assert errors == []
+    (ref,) = session["trajectory"]
+    assert ref["content"] == "A page <https://x.org/a>\nRange falls 30% in the cold."
+    assert ref["urls"] == ["https://x.org/a"] and ref["unreadable"] == "1 block(s) of type image"
+    assert [c["reference"] for c in session["citations"]] == ["t1"]

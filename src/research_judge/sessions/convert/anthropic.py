@@ -2,7 +2,8 @@
 
 Question: the first user text. Answer: the text blocks of the last assistant message that has
 text, joined. References, in order, one per tool call id:
-- ``tool_result`` blocks (string or text-block content), titled by the matching ``tool_use``;
+- ``tool_result`` blocks (string content, or text, ``search_result`` and text ``document``
+  blocks; images and other blocks are named in ``unreadable``), titled by the ``tool_use``;
 - ``web_fetch_tool_result``: the fetched document's text, url and title;
 - ``web_search_tool_result``: the result list (titles, urls, and page text where the log has it).
   Search results' ``encrypted_content`` cannot be read: the reference says so in
@@ -119,12 +120,32 @@ def _tool_result(
     call_id: str, block: dict[str, Any], tool: str | None, args: Any, options: ConvertOptions
 ) -> dict[str, Any]:
     content = block.get("content")
+    urls: list[str] = []
+    skipped: list[str] = []
     if isinstance(content, list):
-        text = "\n".join(
-            str(b.get("text", ""))
-            for b in content
-            if isinstance(b, dict) and b.get("type") == "text"
-        )
+        parts = []
+        for item in content:
+            if not isinstance(item, dict):
+                continue
+            kind = item.get("type")
+            if kind == "text":
+                parts.append(str(item.get("text", "")))
+            elif kind == "search_result":
+                # A client tool's search results: title, source and the text blocks of each.
+                source = item.get("source")
+                if isinstance(source, str) and source:
+                    urls.append(source)
+                body = "\n".join(
+                    str(b.get("text", ""))
+                    for b in item.get("content") or []
+                    if isinstance(b, dict) and b.get("type") == "text"
+                )
+                parts.append(f"{item.get('title') or '(untitled)'} <{source}>\n{body}")
+            elif kind == "document" and (item.get("source") or {}).get("type") == "text":
+                parts.append(str(item["source"].get("data", "")))
+            else:
+                skipped.append(str(kind))
+        text = "\n".join(parts)
     elif content is None:
         text = ""
     else:
@@ -137,6 +158,10 @@ def _tool_result(
         url=url_argument(args),
         tool=tool,
         args=args,
+        urls=urls or None,
+        unreadable=f"{len(skipped)} block(s) of type {', '.join(sorted(set(skipped)))}"
+        if skipped
+        else None,
         is_error=True if block.get("is_error") else None,
     )
 
