@@ -8,7 +8,12 @@ from typing import Any
 
 from ._help import DefaultsFormatter
 
-FORMATS = ("openai-chat", "anthropic", "otel")  # checked against the library's list in a test
+FORMATS = (
+    "openai-chat",
+    "anthropic",
+    "otel",
+    "openinference",
+)  # checked against the library's list in a test
 EXIT_OK, EXIT_BAD_RECORDS = 0, 2
 DESCRIPTION = """\
 Convert agent logs into the sessions JSONL that grade reads. Each tool result the agent
@@ -22,6 +27,8 @@ formats:
   otel         OTLP JSON traces (the collector's file exporter), GenAI semantic
                conventions: one session per trace, references from the root agent
                and every sub-agent
+  openinference  the same OTLP JSON under the OpenInference conventions (Arize Phoenix):
+               AGENT / LLM / TOOL / RETRIEVER spans, flattened message attributes
 
 Bad records are named (file:line, or the trace id) and skipped; the rest are converted.
 The output is written to a temporary file and renamed into place; an input is never
