@@ -551,3 +551,10 @@ def test_openinference_tool_span_without_output_names_the_trace(tmp_path: Path) 
     sessions, (error,) = convert("openinference", tmp_path, log)
     assert sessions == []
     assert str(error) == f"{log}: trace oi-trace: tool span 't' (search) has no output.value"
+
+
+def test_otel_broken_pretty_printed_export_names_the_line(tmp_path: Path) -> None:
+    log = tmp_path / "export.json"
+    log.write_text('{\n  "resourceSpans": [\n    {"scopeSpans": [}\n  ]\n}\n', encoding="utf-8")
+    sessions, (error,) = convert("otel", tmp_path, log)
+    assert sessions == [] and str(error).startswith(f"{log}:3: not valid JSON")
