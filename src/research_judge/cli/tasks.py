@@ -66,6 +66,15 @@ def register(subparsers: Any) -> None:
         metavar="OLD.json",
         help="a report saved earlier with --json; list regressions and fixes against it",
     )
+    run_parser.add_argument(
+        "--task-timeout",
+        type=float,
+        metavar="SECONDS",
+        help=(
+            "fail a task with 'error: TimeoutError' when the agent has not returned after this "
+            "long; the hung call is abandoned and the run goes on (default: no limit)"
+        ),
+    )
     run_parser.set_defaults(run=run)
 
 
@@ -80,26 +89,31 @@ def run(args: argparse.Namespace) -> int:
         report_json,
         run_tasks,
     )
+    from ..harness.guard import check_timeout
 
-    # Cheap checks first: a bad spec or an unreadable baseline should not cost an agent run.
+    # Cheap checks first: a bad flag, spec or unreadable baseline should not cost an agent run.
+    timeout = check_timeout(args.task_timeout, "--task-timeout")
     agent = load_agent(args.agent, args.app_dir)
     baseline = read_report(args.baseline) if args.baseline else None
     task_file = read_tasks(args.tasks_file)
     for problem in task_file.problems:
         print(problem, file=sys.stderr)
 
-    if task_file.tasks:
-        # Whatever the agent prints must not end up inside the table or the JSON object.
-        with contextlib.redirect_stdout(sys.stderr):
-            report = run_tasks(agent, task_file.tasks, label=args.agent)
-    else:  # every line was bad; they are reported above, and the exit status says so
-        report = TaskReport(results=[], agent=args.agent)
-
-    if args.json:
-        errors = [str(p) for p in task_file.problems]
-        print(json.dumps(report_json(report, baseline, errors), ensure_ascii=False, indent=2))
-    else:
-        print(format_report(report, baseline), end="")
+    out = sys.stdout
+    # Whatever the agent prints must not end up inside the table or the JSON object. The report
+    # is printed inside the redirect too: an abandoned (timed-out) agent may still be printing.
+    with contextlib.redirect_stdout(sys.stderr):
+        if task_file.tasks:
+            report = run_tasks(agent, task_file.tasks, label=args.agent, timeout=timeout)
+        else:  # every line was bad; they are reported above, and the exit status says so
+            report = TaskReport(results=[], agent=args.agent)
+        if args.json:
+            errors = [str(p) for p in task_file.problems]
+            data = report_json(report, baseline, errors)
+            print(json.dumps(data, ensure_ascii=False, indent=2), file=out)
+        else:
+            print(format_report(report, baseline), end="", file=out)
+        out.flush()
 
     if task_file.problems:
         return EXIT_BAD_INPUT

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .guard import check_timeout, describe, guarded_call
 from .report import TaskReport, TaskResult
 from .tasks import Task, parse_task, parse_tasks
 
@@ -36,54 +36,69 @@ class _AgentResult:
     tools_used: list[str]
 
 
-def run_task(agent: Agent, task: Mapping[str, Any] | Task) -> TaskResult:
+def run_task(
+    agent: Agent, task: Mapping[str, Any] | Task, *, timeout: float | None = None
+) -> TaskResult:
     """Run ``agent`` on one task and check it; never raises for anything the agent does.
 
     Reasons come in a fixed order: "not final", "wrong answer", "over budget", then
-    "forbidden tool: <name>" per distinct forbidden tool used, sorted by name. If the agent raises,
-    the reasons are exactly ``["error: <ExceptionType>"]``; if it returns something that is not a
-    well-formed result, exactly ``["malformed result: <what is wrong>"]``. An invalid task raises
-    ``InvalidTask`` before the agent is called: that is the caller's mistake, not the agent's.
+    "forbidden tool: <name>" per distinct forbidden tool used, sorted by name. If the agent raises
+    anything (``SystemExit`` and other ``BaseException`` subclasses included), or returns an object
+    whose own methods raise while it is checked, the reasons are exactly
+    ``["error: <ExceptionType>"]``; if it returns something that is not a well-formed result,
+    exactly ``["malformed result: <what is wrong>"]``. With ``timeout`` (seconds) an agent still
+    running after it fails with ``["error: TimeoutError"]`` and is abandoned in a daemon thread.
+    ``KeyboardInterrupt`` still stops the run. An invalid task raises ``InvalidTask`` before the
+    agent is called: that is the caller's mistake, not the agent's.
     """
     checked = parse_task(task)
-    started = time.perf_counter()
-    try:
-        raw = agent(checked.input)
-    except Exception as exc:
-        # Any agent failure is a result, never a crash of the run. KeyboardInterrupt and
-        # SystemExit are not Exceptions: they still stop the run, as the user asked.
-        seconds = time.perf_counter() - started
+    limit = check_timeout(timeout)
+    # The checks run inside the guard as well: the result is the agent's object, and its
+    # __getitem__ or its answer's .lower() are the agent's code too.
+    outcome = guarded_call(lambda: _evaluate(agent, checked), limit)
+    if outcome.error is not None:
         return TaskResult(
             id=checked.id,
-            reasons=[f"error: {type(exc).__name__}"],
-            seconds=seconds,
-            detail=str(exc),
+            reasons=[f"error: {type(outcome.error).__name__}"],
+            seconds=outcome.seconds,
+            detail=describe(outcome.error),
         )
-    seconds = time.perf_counter() - started
-
-    result = _check_shape(raw)
-    if isinstance(result, str):
-        return TaskResult(id=checked.id, reasons=[f"malformed result: {result}"], seconds=seconds)
-    return TaskResult(
-        id=checked.id, reasons=_reasons(checked, result), seconds=seconds, answer=result.answer
-    )
+    assert outcome.value is not None
+    reasons, answer = outcome.value
+    return TaskResult(id=checked.id, reasons=reasons, seconds=outcome.seconds, answer=answer)
 
 
 def run_tasks(
-    agent: Agent, tasks: Iterable[Mapping[str, Any] | Task], *, label: str | None = None
+    agent: Agent,
+    tasks: Iterable[Mapping[str, Any] | Task],
+    *,
+    label: str | None = None,
+    timeout: float | None = None,
 ) -> TaskReport:
     """Run ``agent`` on every task, in order; one task's failure never stops the others.
 
     All tasks are validated first (``InvalidTask`` on a bad one or a repeated id), so a typo in
     the last task does not surface after the agent has already spent time on the others.
-    ``label`` names the agent in the report (the CLI passes the ``--agent`` spec).
+    ``label`` names the agent in the report (the CLI passes the ``--agent`` spec); ``timeout``
+    bounds each task as in ``run_task``.
     """
     checked = parse_tasks(tasks)
+    limit = check_timeout(timeout)
     if not checked:
         warnings.warn(
             "no tasks to run: the report's pass_rate is 0.0 with n == 0", RuntimeWarning, 2
         )
-    return TaskReport(results=[run_task(agent, task) for task in checked], agent=label)
+    return TaskReport(
+        results=[run_task(agent, task, timeout=limit) for task in checked], agent=label
+    )
+
+
+def _evaluate(agent: Agent, task: Task) -> tuple[list[str], str | None]:
+    """Call the agent and check its result: the reasons, and the answer to show (if any)."""
+    result = _check_shape(agent(task.input))
+    if isinstance(result, str):
+        return [f"malformed result: {result}"], None
+    return _reasons(task, result), str.__str__(result.answer) if result.answer is not None else None
 
 
 def _reasons(task: Task, result: _AgentResult) -> list[str]:
