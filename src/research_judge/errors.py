@@ -8,11 +8,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .exit_codes import ExitCode
+
 
 class ResearchJudgeError(Exception):
-    """Base of every error this package raises on purpose."""
+    """Base of every error this package raises on purpose.
 
-    exit_code = 1
+    One that reaches the command line without a more specific class is a bug in the mapping.
+    """
+
+    exit_code: int = ExitCode.INTERNAL
 
 
 # --- the user's mistakes -------------------------------------------------------------------
@@ -21,7 +26,7 @@ class ResearchJudgeError(Exception):
 class UserError(ResearchJudgeError):
     """Bad input, bad configuration or a bad flag: fixable by the person running the tool."""
 
-    exit_code = 2
+    exit_code = ExitCode.BAD_INPUT
 
 
 class InputFileError(UserError):
@@ -68,7 +73,7 @@ class JudgeRefusal(JudgeError):
 class ApiError(ResearchJudgeError):
     """The provider could not be reached or rejected the request."""
 
-    exit_code = 3
+    exit_code = ExitCode.PROVIDER_DOWN
 
     def __init__(self, message: str, status: int | None = None) -> None:
         self.status = status

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..compare.core import DEFAULT_CRITICAL_THRESHOLD, DEFAULT_THRESHOLD
 from ..errors import UserError
+from ..exit_codes import ExitCode
 
 
 def register(subparsers: Any) -> None:
@@ -70,4 +71,4 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(cmp.to_dict(), indent=2, ensure_ascii=False, allow_nan=False))
     else:
         print(render_text(cmp), end="")
-    return 1 if cmp.flagged else 0
+    return ExitCode.GATE_FAILED if cmp.flagged else ExitCode.OK

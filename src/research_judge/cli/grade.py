@@ -13,6 +13,7 @@ from ..clients._http import DEFAULT_TIMEOUT
 from ..clients.resilience import RetryPolicy
 from ..engine.run import RunOptions
 from ..engine.select import Selection
+from ..exit_codes import ExitCode
 from ..judge.grader import JudgeSettings
 from ..judge.policy import VerdictPolicy
 from ._help import DefaultsFormatter
@@ -20,7 +21,8 @@ from ._help import DefaultsFormatter
 # Flag defaults come from the library's own defaults: one setting, one default.
 _JUDGE, _RETRY, _RUN, _POLICY = JudgeSettings(), RetryPolicy(), RunOptions(), VerdictPolicy()
 
-EXIT_OK, EXIT_FAILED_ITEMS, EXIT_PROVIDER_DOWN, EXIT_STOPPED = 0, 2, 3, 4
+EXIT_OK, EXIT_FAILED_ITEMS = ExitCode.OK, ExitCode.BAD_INPUT
+EXIT_PROVIDER_DOWN, EXIT_STOPPED = ExitCode.PROVIDER_DOWN, ExitCode.STOPPED
 
 
 def default_cache_dir() -> Path:

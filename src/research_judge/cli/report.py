@@ -8,10 +8,12 @@ flags (nothing is written then).
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from ..compare.core import DEFAULT_THRESHOLD
 from ..errors import ConfigError
+from ..exit_codes import ExitCode
 from ..report.data import DEFAULT_WORST
 
 
@@ -28,9 +30,15 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("results", metavar="RESULTS.jsonl", help="results written by `grade`")
     p.add_argument(
-        "--html", metavar="OUT.html", help="write a self-contained HTML page here (no network)"
+        "--html",
+        metavar="OUT.html",
+        help="write a self-contained HTML page here (no network); - for stdout",
     )
-    p.add_argument("--md", metavar="OUT.md", help="write a compact Markdown summary here (for CI)")
+    p.add_argument(
+        "--md",
+        metavar="OUT.md",
+        help="write a compact Markdown summary here (for CI); - for stdout",
+    )
     p.add_argument(
         "--labels",
         metavar="LABELS",
@@ -62,7 +70,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.html is None and args.md is None:
         raise ConfigError("give --html OUT.html and/or --md OUT.md: there is nothing to write")
-    from ..report import write_report
+    from ..report import STDOUT, write_report
 
     write_report(
         args.results,
@@ -73,7 +81,9 @@ def run(args: argparse.Namespace) -> int:
         worst=args.worst,
         threshold=args.threshold,
     )
+    # With a report on stdout, the note about the other one must not end up inside it.
+    note = sys.stderr if STDOUT in (args.html, args.md) else sys.stdout
     for path in (args.html, args.md):
-        if path is not None:
-            print(f"wrote {path}")
-    return 0
+        if path is not None and path != STDOUT:
+            print(f"wrote {path}", file=note)
+    return ExitCode.OK

@@ -14,9 +14,9 @@ import json
 import sys
 from typing import Any
 
-EXIT_OK = 0
-EXIT_REGRESSION = 1
-EXIT_BAD_INPUT = 2
+from ..exit_codes import ExitCode
+
+EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = ExitCode.OK, ExitCode.GATE_FAILED, ExitCode.BAD_INPUT
 
 
 def register(subparsers: Any) -> None:

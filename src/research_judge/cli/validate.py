@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from ..errors import ConfigError
+from ..exit_codes import ExitCode
 
 DESCRIPTION = """\
 Compare the judge's pass/fail verdicts (and 1-3 scores, when the labels carry them) with human
@@ -76,5 +77,5 @@ def run(args: argparse.Namespace) -> int:
             f"({args.labels} vs {args.results})",
             file=sys.stderr,
         )
-        return 2
-    return 0
+        return ExitCode.BAD_INPUT
+    return ExitCode.OK

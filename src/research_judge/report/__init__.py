@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from ..compare import DEFAULT_THRESHOLD
@@ -14,6 +15,8 @@ from ..errors import ConfigError
 from ..results.model import read_results
 from .data import DEFAULT_WORST, ReportData, build_report
 from .render import MARKDOWN_WORST, render_html, render_markdown
+
+STDOUT = "-"
 
 __all__ = [
     "DEFAULT_WORST",
@@ -42,6 +45,8 @@ def write_report(
     """
     if html is None and md is None:
         raise ConfigError("nothing to write: give an HTML path, a Markdown path, or both")
+    if str(html) == STDOUT and str(md) == STDOUT:
+        raise ConfigError("only one report can go to stdout ('-'), not both HTML and Markdown")
     if worst < 0:
         raise ConfigError(f"the number of worst sessions must be 0 or more, got {worst}")
     results = read_results(results_path)
@@ -61,9 +66,18 @@ def write_report(
         baseline_source="" if baseline is None else Path(baseline).name,
     )
     if html is not None:
-        _write_atomically(Path(html), render_html(data))
+        _emit(html, render_html(data))
     if md is not None:
-        _write_atomically(Path(md), render_markdown(data))
+        _emit(md, render_markdown(data))
+
+
+def _emit(target: str | Path, text: str) -> None:
+    """``-`` is stdout (``report --md -`` into a PR comment); anything else is a file."""
+    if str(target) == STDOUT:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        _write_atomically(Path(target), text)
 
 
 def _write_atomically(path: Path, text: str) -> None:
