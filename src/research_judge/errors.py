@@ -48,6 +48,12 @@ class ReplayMissError(UserError):
     """Replay was asked for an exchange that was never recorded."""
 
 
+class OutputError(ResearchJudgeError):
+    """An output cannot be written (disk full, read-only, not a regular file)."""
+
+    exit_code = ExitCode.OUTPUT_FAILED
+
+
 # --- the judge's misbehaviour ----------------------------------------------------------------
 
 

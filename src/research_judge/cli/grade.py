@@ -16,6 +16,7 @@ from ..engine.select import Selection
 from ..exit_codes import ExitCode
 from ..judge.grader import JudgeSettings
 from ..judge.policy import VerdictPolicy
+from ._ci import add_ci_flags, check_stdout, main_output
 from ._help import DefaultsFormatter
 
 # Flag defaults come from the library's own defaults: one setting, one default.
@@ -147,6 +148,7 @@ def register(subparsers: Any) -> None:
         help="only sessions whose metadata KEY equals VALUE (repeatable)",
     )
     p.add_argument("--json", action="store_true", help="print the closing summary as JSON")
+    add_ci_flags(p)
     p.set_defaults(run=run_grade)
 
 
@@ -165,4 +167,5 @@ def _temperature(text: str) -> float | None:
 def run_grade(args: argparse.Namespace) -> int:
     from ._grading import execute
 
-    return asyncio.run(execute(args, sys.stderr, sys.stdout))
+    check_stdout(args)
+    return asyncio.run(execute(args, sys.stderr, main_output(args)))

@@ -15,6 +15,7 @@ from ..compare.core import DEFAULT_THRESHOLD
 from ..errors import ConfigError
 from ..exit_codes import ExitCode
 from ..report.data import DEFAULT_WORST
+from ._ci import step_summary
 
 
 def register(subparsers: Any) -> None:
@@ -70,9 +71,9 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.html is None and args.md is None:
         raise ConfigError("give --html OUT.html and/or --md OUT.md: there is nothing to write")
-    from ..report import STDOUT, write_report
+    from ..report import STDOUT, render_markdown, write_report
 
-    write_report(
+    data = write_report(
         args.results,
         html=args.html,
         md=args.md,
@@ -86,4 +87,5 @@ def run(args: argparse.Namespace) -> int:
     for path in (args.html, args.md):
         if path is not None and path != STDOUT:
             print(f"wrote {path}", file=note)
+    step_summary("report", lambda: render_markdown(data))
     return ExitCode.OK

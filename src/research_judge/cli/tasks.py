@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from ..exit_codes import ExitCode
+from ._ci import add_ci_flags, check_stdout, emit, main_output
 
 EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = ExitCode.OK, ExitCode.GATE_FAILED, ExitCode.BAD_INPUT
 
@@ -75,10 +76,14 @@ def register(subparsers: Any) -> None:
             "long; the hung call is abandoned and the run goes on (default: no limit)"
         ),
     )
+    add_ci_flags(run_parser)
     run_parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..ci.github import command
+    from ..ci.junit import task_cases, to_xml
+    from ..ci.markdown import tasks_markdown
     from ..harness import (
         TaskReport,
         format_report,
@@ -93,13 +98,15 @@ def run(args: argparse.Namespace) -> int:
 
     # Cheap checks first: a bad flag, spec or unreadable baseline should not cost an agent run.
     timeout = check_timeout(args.task_timeout, "--task-timeout")
+    check_stdout(args)
     agent = load_agent(args.agent, args.app_dir)
     baseline = read_report(args.baseline) if args.baseline else None
     task_file = read_tasks(args.tasks_file)
     for problem in task_file.problems:
         print(problem, file=sys.stderr)
 
-    out = sys.stdout
+    stdout = sys.stdout
+    out = main_output(args, stdout)
     # Whatever the agent prints must not end up inside the table or the JSON object. The report
     # is printed inside the redirect too: an abandoned (timed-out) agent may still be printing.
     with contextlib.redirect_stdout(sys.stderr):
@@ -114,9 +121,40 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(format_report(report, baseline), end="", file=out)
         out.flush()
+        lost = regressions(baseline, report) if baseline is not None else []
+
+        def annotations() -> list[str]:
+            by_id = report.by_id()
+            lines = [
+                command(
+                    "error",
+                    "; ".join(by_id[tid].reasons),
+                    title=f"research-judge tasks: regression {tid}",
+                )
+                for tid in lost
+            ]
+            lines += [
+                command(
+                    "error",
+                    p.message,
+                    title="research-judge tasks: bad task line",
+                    file=p.path,
+                    line=p.line,
+                )
+                for p in task_file.problems
+            ]
+            return lines
+
+        emit(
+            args,
+            junit=lambda: to_xml("research-judge tasks", task_cases(report, baseline)),
+            summary=lambda: tasks_markdown(report, baseline),
+            annotations=annotations,
+            stdout=stdout,
+        )
 
     if task_file.problems:
         return EXIT_BAD_INPUT
-    if baseline is not None and regressions(baseline, report):
+    if lost:
         return EXIT_REGRESSION
     return EXIT_OK

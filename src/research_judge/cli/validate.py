@@ -9,6 +9,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..exit_codes import ExitCode
+from ._ci import add_ci_flags, check_stdout, emit, main_output
 
 DESCRIPTION = """\
 Compare the judge's pass/fail verdicts (and 1-3 scores, when the labels carry them) with human
@@ -54,22 +55,55 @@ def register(subparsers: Any) -> None:
         help="bootstrap resamples for the kappa interval (default: 10000; 0 uses the analytic "
         "interval only)",
     )
+    add_ci_flags(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..ci.gates import failed, validate_gates
+    from ..ci.github import command
+    from ..ci.junit import to_xml, validate_cases
+    from ..ci.markdown import validate_markdown
     from ..results.model import read_results
     from ..validate import read_labels, render_text, validate_run
 
     if args.bootstrap < 0:
         raise ConfigError(f"--bootstrap must be 0 or more, got {args.bootstrap}")
+    check_stdout(args)
     labels = read_labels(args.labels)
     results = read_results(args.results)
     report = validate_run(results, labels, seed=args.seed, n_boot=args.bootstrap)
+    out = main_output(args)
     if args.json:
-        print(json.dumps(report.to_dict(), indent=2, allow_nan=False))
+        print(json.dumps(report.to_dict(), indent=2, allow_nan=False), file=out)
     else:
-        sys.stdout.write(render_text(report))
+        out.write(render_text(report))
+    # The bars (--min-kappa, --min-fail-agreement, contract section 14) belong to the validate
+    # gates feature; read here so JUnit, the summary and annotations show them once they exist.
+    gates = validate_gates(
+        report.pass_fail.cohen_kappa,
+        report.pass_fail.agreement_on_human_fail,
+        min_kappa=getattr(args, "min_kappa", None),
+        min_fail_agreement=getattr(args, "min_fail_agreement", None),
+    )
+    bad = failed(gates)
+
+    def annotations() -> list[str]:
+        lines = [
+            command("error", g.message, title=f"research-judge validate: {g.name}") for g in bad
+        ]
+        if report.n == 0:
+            lines.append(
+                command("error", "no labelled session has a judge verdict", title="validate")
+            )
+        return lines
+
+    emit(
+        args,
+        junit=lambda: to_xml("research-judge validate", validate_cases(report, gates)),
+        summary=lambda: validate_markdown(report, gates),
+        annotations=annotations,
+    )
     if report.n == 0:
         # Nothing was compared: almost always the wrong labels file for these results.
         print(
@@ -78,4 +112,4 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return ExitCode.BAD_INPUT
-    return ExitCode.OK
+    return ExitCode.GATE_FAILED if bad else ExitCode.OK

@@ -38,10 +38,11 @@ def write_report(
     baseline: str | Path | None = None,
     worst: int = DEFAULT_WORST,
     threshold: float = DEFAULT_THRESHOLD,
-) -> None:
+) -> ReportData:
     """Read results (and labels, and a baseline run) and write the HTML and/or Markdown report.
 
     Bad input raises ``InputFileError`` naming the file and line, before anything is written.
+    Returns the report's data, for callers that render it once more (a CI step summary).
     """
     if html is None and md is None:
         raise ConfigError("nothing to write: give an HTML path, a Markdown path, or both")
@@ -69,6 +70,7 @@ def write_report(
         _emit(html, render_html(data))
     if md is not None:
         _emit(md, render_markdown(data))
+    return data
 
 
 def _emit(target: str | Path, text: str) -> None:
