@@ -16,9 +16,10 @@ import traceback
 from collections.abc import Callable, Sequence
 
 from .. import __version__
-from ..errors import ResearchJudgeError
+from ..errors import ConfigError, ResearchJudgeError
 from ..exit_codes import ExitCode, table
 from . import compare, grade, report, tasks, validate
+from .config import apply_config, drop_config_lists, find_config
 
 VERBS = (grade, validate, compare, report, tasks)
 
@@ -60,8 +61,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        config = find_config(words)
+        lists = apply_config(parser, words, config) if config is not None else {}
+    except ConfigError as exc:
+        if not {"-h", "--help", "--version"} & set(words):  # help stays reachable
+            print(f"research-judge: error: {exc}", file=sys.stderr)
+            return exc.exit_code
+        lists = {}
+    args = parser.parse_args(words)
+    drop_config_lists(args, lists)
     run: Callable[[argparse.Namespace], int] = args.run
     try:
         return run(args)

@@ -15,6 +15,7 @@ from ..compare.core import DEFAULT_CRITICAL_THRESHOLD, DEFAULT_THRESHOLD
 from ..errors import UserError
 from ..exit_codes import ExitCode
 from ._ci import add_ci_flags, check_stdout, emit, main_output
+from .config import add_config_flag
 
 FAIL_ON = ("any", "significant")  # ci.gates.FAIL_ON, spelled here so --help imports no stats
 
@@ -67,6 +68,7 @@ def register(subparsers: Any) -> None:
         "hashes); the deltas then mix the agent's change with the judge's",
     )
     add_ci_flags(p)
+    add_config_flag(p)
     p.set_defaults(run=run)
 
 

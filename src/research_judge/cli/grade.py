@@ -18,6 +18,7 @@ from ..judge.grader import JudgeSettings
 from ..judge.policy import VerdictPolicy
 from ._ci import add_ci_flags, check_stdout, main_output
 from ._help import DefaultsFormatter
+from .config import add_config_flag
 
 # Flag defaults come from the library's own defaults: one setting, one default.
 _JUDGE, _RETRY, _RUN, _POLICY = JudgeSettings(), RetryPolicy(), RunOptions(), VerdictPolicy()
@@ -81,7 +82,7 @@ def register(subparsers: Any) -> None:
         help="count a 'yes' whose quote cannot be found in the text as 'no' in the ratios",
     )
     pol = p.add_argument_group("verdict policy (flags override --config)")
-    pol.add_argument("--config", metavar="FILE", help="TOML file with a [policy] table")
+    add_config_flag(pol, " plus [policy] for the verdict policy")
     for name, kind in (
         ("effectiveness", int),
         ("fluff", int),

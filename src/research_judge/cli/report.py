@@ -16,6 +16,7 @@ from ..errors import ConfigError
 from ..exit_codes import ExitCode
 from ..report.data import DEFAULT_WORST
 from ._ci import step_summary
+from .config import add_config_flag
 
 
 def register(subparsers: Any) -> None:
@@ -65,6 +66,7 @@ def register(subparsers: Any) -> None:
         metavar="X",
         help="with --baseline: flag metrics that dropped by more than X (default %(default)s)",
     )
+    add_config_flag(p)
     p.set_defaults(run=run)
 
 

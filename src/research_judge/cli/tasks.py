@@ -16,6 +16,7 @@ from typing import Any
 
 from ..exit_codes import ExitCode
 from ._ci import add_ci_flags, check_stdout, emit, main_output
+from .config import add_config_flag
 
 EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = ExitCode.OK, ExitCode.GATE_FAILED, ExitCode.BAD_INPUT
 
@@ -77,6 +78,7 @@ def register(subparsers: Any) -> None:
         ),
     )
     add_ci_flags(run_parser)
+    add_config_flag(run_parser)
     run_parser.set_defaults(run=run)
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from ..errors import ConfigError
 from ..exit_codes import ExitCode
 from ._ci import add_ci_flags, check_stdout, emit, main_output
+from .config import add_config_flag
 
 DESCRIPTION = """\
 Compare the judge's pass/fail verdicts (and 1-3 scores, when the labels carry them) with human
@@ -56,6 +57,7 @@ def register(subparsers: Any) -> None:
         "interval only)",
     )
     add_ci_flags(p)
+    add_config_flag(p)
     p.set_defaults(run=run)
 
 
