@@ -6,9 +6,33 @@ specific class so callers can tell a bad file from a flaky provider.
 
 from __future__ import annotations
 
+from enum import IntEnum, StrEnum
 from pathlib import Path
 
-from .exit_codes import ExitCode
+
+class ExitCode(IntEnum):
+    """Every exit status of the command line, defined here once."""
+
+    OK = 0
+    FLAGGED = 1  # a gate failed: compare flagged a drop, tasks found a regression
+    FAILED = 2  # bad input, flags or configuration; a session that could not be graded
+    PROVIDER_DOWN = 3  # the provider was unreachable or refused us (a grade run resumes)
+    STOPPED = 4  # --max-cost stopped the run before every session was sent
+    OUTPUT_FAILED = 5  # an output could not be written
+    INTERNAL = 70  # a bug (sysexits' EX_SOFTWARE): never 1, so it cannot pass for a gate
+    INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
+    PIPE_CLOSED = 141  # 128 + SIGPIPE: the reader of stdout left (`| head`)
+    TERMINATED = 143  # 128 + SIGTERM
+
+
+class ErrorKind(StrEnum):
+    """Why a session has no verdict: the ``error_kind`` of its result line."""
+
+    API = "api"  # the provider failed the request after every retry
+    CLIENT = "client"  # the client could not make the call (e.g. a bad recording)
+    REPLAY_MISS = "replay_miss"  # --replay had no recording of the request
+    JUDGE_OUTPUT = "judge_output"  # every attempt's reply broke the wire format
+    INTERNAL = "internal"  # a bug of ours, caught so it costs one session, not the run
 
 
 class ResearchJudgeError(Exception):
@@ -17,7 +41,7 @@ class ResearchJudgeError(Exception):
     One that reaches the command line without a more specific class is a bug in the mapping.
     """
 
-    exit_code: int = ExitCode.INTERNAL
+    exit_code: ExitCode = ExitCode.INTERNAL
 
 
 # --- the user's mistakes -------------------------------------------------------------------
@@ -26,7 +50,7 @@ class ResearchJudgeError(Exception):
 class UserError(ResearchJudgeError):
     """Bad input, bad configuration or a bad flag: fixable by the person running the tool."""
 
-    exit_code = ExitCode.BAD_INPUT
+    exit_code = ExitCode.FAILED
 
 
 class InputFileError(UserError):
@@ -102,3 +126,15 @@ class RateLimitError(TransientApiError):
 
 class ProviderDownError(ApiError):
     """Requests kept failing for long enough that carrying on would only burn time."""
+
+
+class InvalidSessionsError(UserError):
+    """Sessions handed to the Python API that cannot be graded; ``errors`` names each one."""
+
+    def __init__(self, errors: list[InputFileError]) -> None:
+        self.errors = errors
+        listed = "\n".join(f"  {e}" for e in errors)
+        super().__init__(
+            f"{len(errors)} session(s) cannot be graded, so nothing was sent "
+            f"(fix or drop them):\n{listed}"
+        )

@@ -1,4 +1,5 @@
-"""Every exit status the ``research-judge`` command can end with, defined once.
+"""What every exit status of the ``research-judge`` command means (the enum is
+``errors.ExitCode``; a test checks every member has a meaning here).
 
 A CI script branches on these, so each number means one thing across every verb. The table below
 is what ``research-judge --help`` prints and what docs/ci.md shows (a test keeps them equal).
@@ -10,29 +11,17 @@ The contract fixes two of the overlaps: bad input and bad usage are 2 on every v
 
 from __future__ import annotations
 
-from enum import IntEnum
+from .errors import ExitCode
 
-
-class ExitCode(IntEnum):
-    OK = 0
-    GATE_FAILED = 1
-    BAD_INPUT = 2
-    PROVIDER_DOWN = 3
-    STOPPED = 4
-    OUTPUT_FAILED = 5
-    INTERNAL = 70  # sysexits' EX_SOFTWARE: far from every code a verb returns on purpose
-    INTERRUPTED = 130  # 128 + SIGINT, as shells report it
-    PIPE_CLOSED = 141  # 128 + SIGPIPE: what `yes | head` reports for `yes`
-    TERMINATED = 143  # 128 + SIGTERM
-
+__all__ = ["MEANING", "ExitCode", "markdown_table", "table"]
 
 MEANING: dict[ExitCode, str] = {
     ExitCode.OK: "done: everything ran and every gate passed",
-    ExitCode.GATE_FAILED: (
+    ExitCode.FLAGGED: (
         "a gate failed: compare flagged a drop (or the judge changed), tasks run found a "
         "regression, a validate gate was not met"
     ),
-    ExitCode.BAD_INPUT: (
+    ExitCode.FAILED: (
         "bad usage or bad input (a flag, the config file, an input file or line); for grade "
         "also: a session failed with a judge error (the good ones are still written)"
     ),

@@ -16,8 +16,8 @@ import traceback
 from collections.abc import Callable, Sequence
 
 from .. import __version__
-from ..errors import ConfigError, ResearchJudgeError
-from ..exit_codes import ExitCode, table
+from ..errors import ConfigError, ExitCode, ResearchJudgeError
+from ..exit_codes import table
 from . import compare, grade, report, tasks, validate
 from .config import apply_config, drop_config_lists, find_config
 

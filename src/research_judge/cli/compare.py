@@ -12,8 +12,7 @@ import sys
 from typing import Any
 
 from ..compare.core import DEFAULT_CRITICAL_THRESHOLD, DEFAULT_THRESHOLD
-from ..errors import UserError
-from ..exit_codes import ExitCode
+from ..errors import ExitCode, UserError
 from ._ci import add_ci_flags, check_stdout, emit, main_output
 from .config import add_config_flag
 
@@ -132,4 +131,4 @@ def run(args: argparse.Namespace) -> int:
         summary=lambda: compare_markdown(cmp, gates, fail_on=args.fail_on),
         annotations=annotations,
     )
-    return ExitCode.GATE_FAILED if bad else ExitCode.OK
+    return ExitCode.FLAGGED if bad else ExitCode.OK

@@ -12,8 +12,7 @@ import sys
 from typing import Any
 
 from ..compare.core import DEFAULT_THRESHOLD
-from ..errors import ConfigError
-from ..exit_codes import ExitCode
+from ..errors import ConfigError, ExitCode
 from ..report.data import DEFAULT_WORST
 from ._ci import step_summary
 from .config import add_config_flag

@@ -14,11 +14,9 @@ import json
 import sys
 from typing import Any
 
-from ..exit_codes import ExitCode
+from ..errors import ExitCode
 from ._ci import add_ci_flags, check_stdout, emit, main_output
 from .config import add_config_flag
-
-EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = ExitCode.OK, ExitCode.GATE_FAILED, ExitCode.BAD_INPUT
 
 
 def register(subparsers: Any) -> None:
@@ -156,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
         )
 
     if task_file.problems:
-        return EXIT_BAD_INPUT
+        return ExitCode.FAILED
     if lost:
-        return EXIT_REGRESSION
-    return EXIT_OK
+        return ExitCode.FLAGGED
+    return ExitCode.OK

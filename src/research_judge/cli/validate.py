@@ -7,8 +7,7 @@ import json
 import sys
 from typing import Any
 
-from ..errors import ConfigError
-from ..exit_codes import ExitCode
+from ..errors import ConfigError, ExitCode
 from ._ci import add_ci_flags, check_stdout, emit, main_output
 from .config import add_config_flag
 
@@ -113,5 +112,5 @@ def run(args: argparse.Namespace) -> int:
             f"({args.labels} vs {args.results})",
             file=sys.stderr,
         )
-        return ExitCode.BAD_INPUT
-    return ExitCode.GATE_FAILED if bad else ExitCode.OK
+        return ExitCode.FAILED
+    return ExitCode.FLAGGED if bad else ExitCode.OK
