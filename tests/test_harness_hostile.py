@@ -182,7 +182,6 @@ def agent(text):
         sys.exit(0)
     if text == "hang":
         RELEASE.wait()
-        print("late chatter after being abandoned")
     return {"status": "final", "answer": text, "tool_calls": 0, "tools_used": []}
 """
 

@@ -125,15 +125,16 @@ def task_cases(report: TaskReport, baseline: TaskReport | None = None) -> list[C
     before = baseline.by_id() if baseline is not None else {}
     cases: list[Case] = []
     for r in report.results:
+        shown = f"answer: {r.answer}" + (f"\ntier: {r.tier}" if r.tier else "")
         if r.passed:
-            cases.append(Case(r.id, seconds=r.seconds, output=f"answer: {r.answer}"))
+            cases.append(Case(r.id, seconds=r.seconds, output=shown))
             continue
         regressed = r.id in before and before[r.id].passed
         message = "; ".join(r.reasons)
         if regressed:
             message = f"regressed (passed in the baseline): {message}"
         is_error = len(r.reasons) == 1 and r.reasons[0].startswith("error: ")
-        text = r.detail if is_error and r.detail else f"answer: {r.answer}"
+        text = r.detail if is_error and r.detail else shown
         outcome: Outcome = "error" if is_error else "failure"
         kind = "regression" if regressed else ("agent" if is_error else "task")
         cases.append(Case(r.id, outcome, message, text=text, seconds=r.seconds, kind=kind))

@@ -91,6 +91,12 @@ def tasks_markdown(report: TaskReport, baseline: TaskReport | None = None) -> st
     status = "❌ regressions" if lost else "done"
     rate = "no tasks" if report.n == 0 else f"{report.n_passed}/{report.n} ({report.pass_rate:.1%})"
     lines = [f"### research-judge tasks: {status}", "", f"Pass rate: {rate}.", ""]
+    tiers = report.tiers()
+    if tiers:
+        shown = ", ".join(
+            f"{esc(name)} {t.n_passed}/{t.n} ({t.pass_rate:.1%})" for name, t in tiers.items()
+        )
+        lines += [f"By tier: {shown}.", ""]
     if baseline is not None:
         lines.append(_ids("Regressions", lost))
         lines.append(_ids("Fixes", fixes(baseline, report)))

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .calls import ToolCall, check_calls
 from .guard import check_timeout, describe, guarded_call
 from .report import TaskReport, TaskResult
 from .tasks import Task, parse_task, parse_tasks
@@ -34,6 +35,7 @@ class _AgentResult:
     answer: str | None
     tool_calls: int
     tools_used: list[str]
+    calls: list[ToolCall] | None = None  # the optional "calls": [{"tool", "args"}] of the result
 
 
 def run_task(
@@ -62,10 +64,17 @@ def run_task(
             reasons=[f"error: {type(outcome.error).__name__}"],
             seconds=outcome.seconds,
             detail=describe(outcome.error),
+            tier=checked.tier,
         )
     assert outcome.value is not None
     reasons, answer = outcome.value
-    return TaskResult(id=checked.id, reasons=reasons, seconds=outcome.seconds, answer=answer)
+    malformed = len(reasons) == 1 and reasons[0].startswith("malformed result: ")
+    # The one check on wall time, so the one that can differ between two runs of the same agent.
+    if checked.max_seconds is not None and outcome.seconds > checked.max_seconds and not malformed:
+        reasons = [*reasons, "over time"]
+    return TaskResult(
+        id=checked.id, reasons=reasons, seconds=outcome.seconds, answer=answer, tier=checked.tier
+    )
 
 
 def run_tasks(
@@ -98,6 +107,10 @@ def _evaluate(agent: Agent, task: Task) -> tuple[list[str], str | None]:
     result = _check_shape(agent(task.input))
     if isinstance(result, str):
         return [f"malformed result: {result}"], None
+    expected = task.expected_calls
+    if expected and result.calls is None and any(c.args is not None for c in expected):
+        problem = "the task expects tool arguments: return them as 'calls' [{tool, args}]"
+        return [f"malformed result: {problem}"], None
     return _reasons(task, result), str.__str__(result.answer) if result.answer is not None else None
 
 
@@ -112,6 +125,13 @@ def _reasons(task: Task, result: _AgentResult) -> list[str]:
         reasons.append("over budget")
     forbidden = set(task.forbidden_tools)
     reasons.extend(f"forbidden tool: {name}" for name in sorted(set(result.tools_used) & forbidden))
+    if task.expected_calls is not None:
+        made = result.calls
+        if made is None:  # names only: the expectation carries no arguments (checked above)
+            made = [ToolCall(name) for name in result.tools_used]
+        problem = check_calls(task.expected_calls, made, task.calls_match)
+        if problem is not None:
+            reasons.append(problem)
     return reasons
 
 
@@ -142,8 +162,34 @@ def _check_shape(raw: object) -> _AgentResult | str:
         isinstance(name, str) for name in tools_used
     ):
         problems.append("'tools_used' must be a list of tool names (strings)")
+    calls = _check_calls(raw["calls"], problems) if "calls" in raw else None
     if problems:
         return "; ".join(problems)
     return _AgentResult(
-        status=status, answer=answer, tool_calls=tool_calls, tools_used=list(tools_used)
+        status=status,
+        answer=answer,
+        tool_calls=tool_calls,
+        tools_used=list(tools_used),
+        calls=calls,
     )
+
+
+def _check_calls(raw: object, problems: list[str]) -> list[ToolCall] | None:
+    """The optional ``calls`` of a result: ``[{"tool": name, "args": {...}}]``, args optional."""
+    shape = "'calls' must be a list of {tool, args} objects"
+    if not isinstance(raw, list | tuple):
+        problems.append(shape)
+        return None
+    calls: list[ToolCall] = []
+    for item in raw:
+        if not isinstance(item, Mapping) or not isinstance(item.get("tool"), str):
+            problems.append(shape)
+            return None
+        args = item.get("args", {})
+        if args is None:
+            args = {}
+        if not isinstance(args, Mapping) or not all(isinstance(k, str) for k in args):
+            problems.append("'calls' arguments must be objects with string keys")
+            return None
+        calls.append(ToolCall(str.__str__(item["tool"]), dict(args)))
+    return calls
