@@ -31,6 +31,7 @@ from ..judge.prompts import PromptSet
 from ..results.model import iter_results
 from ..results.summary import format_summary, summarize
 from ..sessions.store import open_store, resolve_session
+from ._grade_ci import emit_grade_ci
 
 
 def client_settings(args: argparse.Namespace) -> ClientSettings:
@@ -84,13 +85,13 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
         raise ConfigError(f"--repeats must be 1 or more, got {args.repeats}")
     if args.dry_run:
         return await _dry_run(args, selection, prices, err, out)
-    store = open_store(args.store) if args.store else None
     if getattr(args, "repeats", 1) > 1 and args.temperature == 0:
         print(
             "research-judge grade: warning: --repeats at temperature 0 asks for the same answer "
             "K times; set --temperature (e.g. 0.7) to measure how stable the judge is",
             file=err,
         )
+    store = open_store(args.store) if args.store else None
     client = build_client(settings)
     try:
         judge = build_judge(args, client, prices)
@@ -174,6 +175,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             print(f"input: {len(stats.input_errors)} bad line(s) skipped (listed above)", file=out)
         if stats.repaired_torn_line:
             print(f"resumed: repaired the unfinished last line of {args.out}", file=out)
+    emit_grade_ci(args, order, stats.input_errors, stopped=stats.stopped)
     if stats.stopped == "budget":
         left = stats.selected - summary.sessions
         print(
