@@ -558,3 +558,13 @@ def test_otel_broken_pretty_printed_export_names_the_line(tmp_path: Path) -> Non
     log.write_text('{\n  "resourceSpans": [\n    {"scopeSpans": [}\n  ]\n}\n', encoding="utf-8")
     sessions, (error,) = convert("otel", tmp_path, log)
     assert sessions == [] and str(error).startswith(f"{log}:3: not valid JSON")
+
+
+def test_an_output_that_cannot_be_written_exits_5(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = str(LOGS / "anthropic.jsonl")
+    assert main(["convert", "anthropic", log, "--out", str(tmp_path)]) == 5
+    assert "exists and is not a regular file" in capsys.readouterr().err
+    assert main(["convert", "anthropic", log, "--out", str(tmp_path / "no" / "s.jsonl")]) == 5
+    assert "cannot write" in capsys.readouterr().err

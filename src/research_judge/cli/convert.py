@@ -14,7 +14,6 @@ FORMATS = (
     "otel",
     "openinference",
 )  # checked against the library's list in a test
-EXIT_OK, EXIT_BAD_RECORDS = 0, 2
 DESCRIPTION = """\
 Convert agent logs into the sessions JSONL that grade reads. Each tool result the agent
 received becomes one reference (id = the tool call id), with its tool, arguments and, for
@@ -57,7 +56,7 @@ def register(subparsers: Any) -> None:
 
 
 def run_convert(args: argparse.Namespace) -> int:
-    from ..errors import InputFileError
+    from ..errors import ExitCode, InputFileError
     from ..sessions.convert import ConvertOptions, compile_stub_pattern, convert_files
 
     def report(exc: InputFileError) -> None:
@@ -72,4 +71,4 @@ def run_convert(args: argparse.Namespace) -> int:
             f"reference(s), {stats.offloaded} offloaded (content_ref), "
             f"{stats.citations} provider citation(s){bad}"
         )
-    return EXIT_BAD_RECORDS if stats.errors else EXIT_OK
+    return ExitCode.FAILED if stats.errors else ExitCode.OK
