@@ -13,6 +13,7 @@ from typing import TextIO
 
 from ..clients.base import JudgeClient, JudgeRequest, JudgeResponse
 from ..clients.chain import ClientSettings, build_client
+from ..clients.jury import JuryClient, build_jury
 from ..cost.prices import PriceTable
 from ..engine import (
     Budget,
@@ -59,6 +60,8 @@ def build_judge(args: argparse.Namespace, client: JudgeClient, prices: PriceTabl
         temperature=args.temperature,
     )
     repeats = getattr(args, "repeats", 1)
+    if isinstance(client, JuryClient):
+        repeats = len(client)
     if repeats != 1:
         from ..judge.repeats import RepeatingJudge
 
@@ -81,6 +84,9 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     prices = PriceTable.load(args.prices)
     if getattr(args, "repeats", 1) < 1:
         raise ConfigError(f"--repeats must be 1 or more, got {args.repeats}")
+    jury = [s for s in (getattr(args, "jury", None) or "").split(",") if s.strip()]
+    if jury and args.repeats != 1:
+        raise ConfigError("--jury and --repeats cannot be combined: each juror gives one sample")
     if args.dry_run:
         return _dry_run(args, selection, prices, err, out)
     if getattr(args, "repeats", 1) > 1 and args.temperature == 0:
@@ -89,7 +95,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             "K times; set --temperature (e.g. 0.7) to measure how stable the judge is",
             file=err,
         )
-    client = build_client(settings)
+    client = build_jury(settings, jury) if jury else build_client(settings)
     try:
         judge = build_judge(args, client, prices)
         budget = (
@@ -218,6 +224,12 @@ def _dry_run(
         "re-asks and provider prompt-cache discounts are not included.",
         file=out,
     )
+    if getattr(args, "jury", None):
+        print(
+            "with --jury: this counts the --model judge only; each added juror sends as many "
+            "calls again, at its own prices",
+            file=out,
+        )
     if bad:
         print(f"{bad} bad input line(s) would be skipped (listed above)", file=out)
     return ExitCode.FAILED if bad else ExitCode.OK
