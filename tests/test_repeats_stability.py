@@ -306,3 +306,8 @@ def test_grade_jury_through_the_cli(
     bad = ["grade", str(src), "--out", str(tmp_path / "x.jsonl"), *net]
     assert main([*bad, "--jury", "m2", "--repeats", "3"]) == 2
     assert main([*bad, "--jury", "m1"]) == 2  # the same juror twice
+
+
+def test_no_complete_session_says_so() -> None:
+    out = fleiss_kappa(np.zeros((0, 2), np.int64), n_boot=10, rng=np.random.default_rng(0))
+    assert out.kappa is None and out.undefined == "no item with all its samples graded"
