@@ -94,18 +94,17 @@ def assert_judge_trusted(
     __tracebackhide__ = True
     if min_kappa is None and min_fail_agreement is None:
         raise TypeError("give min_kappa and/or min_fail_agreement: there is no bar to check")
-    report = validate(results, labels, seed=seed, n_boot=n_boot)
+    report = validate(
+        results,
+        labels,
+        seed=seed,
+        n_boot=n_boot,
+        min_kappa=min_kappa,
+        min_fail_agreement=min_fail_agreement,
+    )
     if report.n == 0:
         raise AssertionError("no labelled session has a judge verdict: nothing was compared")
-    s = report.pass_fail
-    bad = failed(
-        validate_gates(
-            s.cohen_kappa,
-            s.agreement_on_human_fail,
-            min_kappa=min_kappa,
-            min_fail_agreement=min_fail_agreement,
-        )
-    )
+    bad = failed(validate_gates(report))
     if bad:
         lines = [f"research-judge: the judge is not trusted on {report.n} labelled sessions"]
         lines += [f"  {g.name}: {g.message}" for g in bad]

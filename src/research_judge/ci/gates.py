@@ -5,18 +5,21 @@ says) or only when the paired test also finds the drop significant (``fail_on="s
 and when the judge changed between the runs (model or prompt hashes) unless that was allowed:
 a delta between two judges mixes the agent's change with the judge's.
 
-``validate`` fails when kappa or the agreement on human fails is below its bar (contract section
-14). An undefined statistic never clears a bar: trust that cannot be measured is not shown.
+``validate``'s bars (contract section 14) are decided in ``validate.gates``; here they only take
+the same ``Gate`` shape for JUnit, summaries and annotations.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..compare.model import JUDGE_CHANGED, Comparison, MetricDelta
 from ..errors import ConfigError
+
+if TYPE_CHECKING:
+    from ..validate.report import ValidationReport
 
 FailOn = Literal["any", "significant"]
 FAIL_ON: tuple[FailOn, ...] = ("any", "significant")
@@ -87,29 +90,18 @@ def _judge_gate(cmp: Comparison, allowed: bool) -> Gate:
     return Gate(JUDGE_GATE, True, "the same judge graded both runs")
 
 
-def validate_gates(
-    kappa: float | None,
-    fail_agreement: float | None,
-    *,
-    min_kappa: float | None = None,
-    min_fail_agreement: float | None = None,
-) -> list[Gate]:
-    """One gate per bar that was set: kappa, then agreement on human fails."""
-    gates: list[Gate] = []
-    for name, value, bar in (
-        ("min-kappa", kappa, min_kappa),
-        ("min-fail-agreement", fail_agreement, min_fail_agreement),
-    ):
-        if bar is None:
-            continue
-        what = "cohen_kappa" if name == "min-kappa" else "agreement_on_human_fail"
-        if value is None:
-            gates.append(Gate(name, False, f"{what} is undefined for these labels; bar {bar:g}"))
-        elif value < bar:
-            gates.append(Gate(name, False, f"{what} {value:.3f} is below the bar {bar:g}"))
-        else:
-            gates.append(Gate(name, True, f"{what} {value:.3f} meets the bar {bar:g}"))
-    return gates
+def validate_gates(report: ValidationReport) -> list[Gate]:
+    """The bars ``validate`` checked (``--min-kappa``, ``--min-fail-agreement``), one gate each,
+    named by the flag; the decisions are ``validate.gates``'s own."""
+    return [
+        Gate(
+            g.flag.lstrip("-"),
+            g.passed,
+            g.message,
+            "" if g.ci is None else f"95% CI {g.ci[0]:.3f}..{g.ci[1]:.3f}",
+        )
+        for g in report.gates
+    ]
 
 
 def _num(value: float | None, *, signed: bool = False) -> str:

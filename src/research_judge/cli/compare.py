@@ -54,6 +54,13 @@ def register(subparsers: Any) -> None:
         "(default %(default)s)",
     )
     p.add_argument(
+        "--rejudged",
+        metavar="REJUDGED.jsonl",
+        help="the baseline's sessions graded by the current judge: splits every delta into "
+        "judge_shift (REJUDGED - BASELINE) and agent_change (CURRENT - REJUDGED), each with "
+        "its paired test",
+    )
+    p.add_argument(
         "--fail-on",
         choices=FAIL_ON,
         default="any",
@@ -82,20 +89,22 @@ def run(args: argparse.Namespace) -> int:
     check_stdout(args)
     baseline = read_results(args.baseline)
     current = read_results(args.current)
+    rejudged = None if args.rejudged is None else read_results(args.rejudged)
     cmp = compare_runs(
         baseline,
         current,
         threshold=args.threshold,
         critical_threshold=args.critical_threshold,
+        rejudged=rejudged,
     )
     if cmp.n_common == 0:
         # A gate that passes because it compared nothing would hide a broken pipeline.
         raise UserError(
             f"{args.baseline} and {args.current} share no session ids: nothing to compare"
         )
-    # `--rejudged` (a rerun of the baseline by the current judge) separates the two changes,
-    # so it allows a judge change too; the flag exists once that feature is in.
-    allowed = args.allow_judge_change or getattr(args, "rejudged", None) is not None
+    # `--rejudged` (the baseline regraded by the current judge) separates the two changes, so
+    # it allows a judge change too.
+    allowed = args.allow_judge_change or args.rejudged is not None
     gates = compare_gates(cmp, fail_on=args.fail_on, allow_judge_change=allowed)
     out = main_output(args)
     if args.json:

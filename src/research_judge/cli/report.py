@@ -51,6 +51,12 @@ def register(subparsers: Any) -> None:
         help="results of an older run: adds the comparison table, regressions and fixes",
     )
     p.add_argument(
+        "--rejudged",
+        metavar="REJUDGED.jsonl",
+        help="with --baseline: the baseline's sessions graded by the current judge; adds the "
+        "judge shift / agent change split",
+    )
+    p.add_argument(
         "--worst",
         type=int,
         default=DEFAULT_WORST,
@@ -74,12 +80,16 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("give --html OUT.html and/or --md OUT.md: there is nothing to write")
     from ..report import STDOUT, render_markdown, write_report
 
+    if args.rejudged is not None and args.baseline is None:
+        raise ConfigError("--rejudged needs --baseline: it splits the baseline comparison")
+
     data = write_report(
         args.results,
         html=args.html,
         md=args.md,
         labels=args.labels,
         baseline=args.baseline,
+        rejudged=args.rejudged,
         worst=args.worst,
         threshold=args.threshold,
     )
