@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from ..errors import ConfigError, UserError
+from ._ci import step_summary
 from .config import add_config_flag
 
 
@@ -37,6 +38,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..ci.markdown import text_block
     from ..results.model import read_results
     from ..validate.stability import render_text, stability
 
@@ -49,4 +51,5 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(render_text(report))
     if report.n_repeated == 0:
         raise UserError(f"{args.results}: no result carries repeated samples (grade --repeats K)")
+    step_summary("stability", lambda: text_block("research-judge stability", render_text(report)))
     return 0
