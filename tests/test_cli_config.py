@@ -159,7 +159,15 @@ def test_a_repeatable_flag_on_the_command_line_replaces_the_files_list(workdir: 
 
 def test_every_long_flag_of_every_verb_is_a_config_key() -> None:
     verbs = _verb_parsers(build_parser())
-    assert sorted(verbs) == ["compare", "grade", "report", "stability", "tasks", "validate"]
+    assert sorted(verbs) == [
+        "compare",
+        "convert",
+        "grade",
+        "report",
+        "stability",
+        "tasks",
+        "validate",
+    ]
     for name, parser in verbs.items():
         keys = set(_options(parser))
         flags = {

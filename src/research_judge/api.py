@@ -36,6 +36,7 @@ from .report import DEFAULT_WORST
 from .results.model import Result, read_results
 from .results.sink import ResultsList
 from .sessions.model import Session, describe_validation_error, iter_sessions
+from .sessions.store import open_store
 
 if TYPE_CHECKING:
     import pandas
@@ -77,6 +78,7 @@ async def agrade(
     policy: VerdictPolicy | PathLike | None = None,
     prices: PriceTable | PathLike | None = None,
     progress: bool = False,
+    store: str | None = None,
 ) -> list[Result]:
     """Grade ``sessions`` and return one ``Result`` per session, in input order.
 
@@ -85,7 +87,8 @@ async def agrade(
     nothing is sent. The settings and their defaults are the ``grade`` command's (``cache``
     is ``not --no-cache``; ``policy`` a ``VerdictPolicy`` or a TOML file with a [policy] table;
     ``prices`` a ``PriceTable`` or a price file adding to the shipped table). ``progress``
-    prints the CLI's progress line on stderr.
+    prints the CLI's progress line on stderr. ``store`` (a folder or ``s3://bucket/prefix``) is
+    where references with ``content_ref`` are read from, as ``grade --store``.
 
     A provider that stays down raises ``ProviderDownError``; a prompt template that cannot
     render a session raises ``ConfigError``. Every other failure is one session's ``error``.
@@ -113,6 +116,7 @@ async def agrade(
     table = prices if isinstance(prices, PriceTable) else PriceTable.load(_path(prices))
     prompt_set = PromptSet(_path(prompts))
     sink = ResultsList()
+    content_store = open_store(store) if store is not None else None
     client = build_client(settings)
     try:
         judge = Judge(
@@ -120,7 +124,12 @@ async def agrade(
         )
         shown = Progress(len(items), stream=sys.stderr) if progress else None
         await grade_sessions(
-            items, sink, judge, RunOptions(concurrency=concurrency), progress=shown
+            items,
+            sink,
+            judge,
+            RunOptions(concurrency=concurrency),
+            progress=shown,
+            store=content_store,
         )
     finally:
         await client.aclose()

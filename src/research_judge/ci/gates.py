@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Literal
 from ..compare.model import JUDGE_CHANGED, Comparison, MetricDelta
 from ..errors import ConfigError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # validate pulls in numpy; --help must not
     from ..validate.report import ValidationReport
 
 FailOn = Literal["any", "significant"]
@@ -91,17 +91,18 @@ def _judge_gate(cmp: Comparison, allowed: bool) -> Gate:
 
 
 def validate_gates(report: ValidationReport) -> list[Gate]:
-    """The bars ``validate`` checked (``--min-kappa``, ``--min-fail-agreement``), one gate each,
-    named by the flag; the decisions are ``validate.gates``'s own."""
+    """The validate report's own bars (``--min-kappa``, ``--min-fail-agreement``), as CI gates:
+    the report decides, this only gives each bar a name and its evidence."""
     return [
-        Gate(
-            g.flag.lstrip("-"),
-            g.passed,
-            g.message,
-            "" if g.ci is None else f"95% CI {g.ci[0]:.3f}..{g.ci[1]:.3f}",
-        )
+        Gate(g.flag.lstrip("-"), g.passed, g.message, _bar_detail(g.value, g.ci, g.bar))
         for g in report.gates
     ]
+
+
+def _bar_detail(value: float | None, ci: tuple[float, float] | None, bar: float) -> str:
+    shown = "undefined" if value is None else f"{value:.3f}"
+    interval = "" if ci is None else f" (95% CI {ci[0]:.3f} to {ci[1]:.3f})"
+    return f"{shown}{interval}; bar {bar:g}"
 
 
 def _num(value: float | None, *, signed: bool = False) -> str:

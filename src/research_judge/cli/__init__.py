@@ -18,10 +18,10 @@ from collections.abc import Callable, Sequence
 from .. import __version__
 from ..errors import ConfigError, ExitCode, ResearchJudgeError
 from ..exit_codes import table
-from . import compare, grade, report, stability, tasks, validate
+from . import compare, convert, grade, report, stability, tasks, validate
 from .config import apply_config, drop_config_lists, find_config
 
-VERBS = (grade, validate, compare, report, stability, tasks)
+VERBS = (grade, validate, compare, report, stability, tasks, convert)
 
 
 def build_parser() -> argparse.ArgumentParser:

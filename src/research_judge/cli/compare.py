@@ -102,9 +102,9 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(
             f"{args.baseline} and {args.current} share no session ids: nothing to compare"
         )
-    # `--rejudged` (the baseline regraded by the current judge) separates the two changes, so
-    # it allows a judge change too.
-    allowed = args.allow_judge_change or args.rejudged is not None
+    # `--rejudged` (a rerun of the baseline by the current judge) separates the two changes,
+    # so it allows a judge change too.
+    allowed = args.allow_judge_change or rejudged is not None
     gates = compare_gates(cmp, fail_on=args.fail_on, allow_judge_change=allowed)
     out = main_output(args)
     if args.json:

@@ -124,6 +124,13 @@ def register(subparsers: Any) -> None:
         type=Path,
         help=f"response cache folder (default: {default_cache_dir()}, or under $XDG_CACHE_HOME)",
     )
+    run.add_argument(
+        "--store",
+        metavar="ROOT",
+        help="where offloaded tool results live (references with content_ref): a folder or "
+        "s3://bucket/prefix on any S3-compatible store, endpoint and credentials from the AWS "
+        "environment (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, ...); needs research-judge[s3] for s3",
+    )
     run.add_argument("--record", metavar="DIR", help="save every judge exchange as JSON in DIR")
     run.add_argument("--replay", metavar="DIR", help="answer only from exchanges saved in DIR")
     run.add_argument(

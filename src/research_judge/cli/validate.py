@@ -103,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
     check_stdout(args)
     if args.suggest is not None and args.suggest < 1:
         raise ConfigError(f"--suggest must be 1 or more, got {args.suggest}")
+    check_stdout(args)
     labels = read_labels(args.labels)
     results = read_results(args.results)
     if args.suggest is not None:
