@@ -62,6 +62,14 @@ class JudgeRefusal(JudgeError):
     """The model declined to answer or stopped before finishing its reply."""
 
 
+class OutputTruncated(JudgeRefusal):
+    """The reply was cut at its output allowance (``finish_reason: length`` / ``max_tokens``).
+
+    A counting call re-plans with a smaller pack of references instead of asking again with the
+    same one, which would be cut at the same place.
+    """
+
+
 # --- the API's failures ------------------------------------------------------------------------
 
 
@@ -83,6 +91,11 @@ class TransientApiError(ApiError):
     ) -> None:
         super().__init__(message, status)
         self.retry_after = retry_after
+
+
+class ContextLengthError(ApiError):
+    """The provider refused the request as larger than the model's window (prompt plus output
+    allowance). Not transient: the same request fails the same way, so the caller re-plans."""
 
 
 class RateLimitError(TransientApiError):

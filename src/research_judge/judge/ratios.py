@@ -6,6 +6,7 @@ numbers cannot drift with the judge's mood. A zero denominator is undefined (Non
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -20,7 +21,7 @@ class Ratios:
         return asdict(self)
 
 
-def compute_ratios(n_references: int, answers: list[tuple[str, bool]]) -> Ratios:
+def compute_ratios(n_references: int, answers: Sequence[tuple[str, bool]]) -> Ratios:
     """Ratios from ``(check, counted_yes)`` pairs over a trajectory of ``n_references``; a zero
     denominator gives None. Reference ratios divide by the trajectory, not the verdicts given."""
     relevant = sum(1 for check, yes in answers if check == "relevant" and yes)
