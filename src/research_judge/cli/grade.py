@@ -71,6 +71,13 @@ def register(subparsers: Any) -> None:
         default=_JUDGE.temperature,
         help="sampling temperature; 'none' sends none (reasoning models accept only their own)",
     )
+    judge.add_argument(
+        "--context-window",
+        type=int,
+        metavar="TOKENS",
+        help="the judge model's context window (default: the shipped table, or context_window "
+        "in --prices FILE); sessions larger than one call are split across calls",
+    )
     judge.add_argument("--prompts", metavar="DIR", help="folder of prompt templates to use")
     judge.add_argument(
         "--strict-evidence",

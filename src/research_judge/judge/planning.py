@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -248,6 +249,19 @@ class Planner:
             out.append(Pack(tuple(group), request, first))
         return out, []
 
+    def forecast(self, session: Session, request: JudgeRequest) -> list[Pack]:
+        """Every counting call a session is expected to take, before any is sent (for
+        ``--dry-run`` and ``--max-cost``): the first call as planned, later calls planned with
+        the answer's sentences standing in for the claim list the first call will fix."""
+        plan = self.first(session, request)
+        if plan.single:
+            return [plan.pack]
+        guessed = [
+            Claim(f"c{i}", sentence) for i, sentence in enumerate(_sentences(session.answer), 1)
+        ]
+        later, _ = self.later(session, plan.rest, guessed)
+        return [plan.pack, *later]
+
     # --- internals ---------------------------------------------------------------------------
 
     def _pack(
@@ -411,6 +425,10 @@ class Planner:
                 {"id": c.id, "text": " ".join(c.text.replace(nonce, "").split())} for c in claims
             ]
         return pair.render_user(**variables)
+
+
+def _sentences(text: str) -> list[str]:
+    return [part.strip() for part in re.split(r"(?<=[.!?])\s+|\n", text) if part.strip()]
 
 
 def _whole(index: int, ref: Reference) -> Piece:
