@@ -107,6 +107,8 @@ class Comparison:
     threshold: float
     critical_threshold: float
     warnings: list[str] = field(default_factory=list)
+    # Tokens pulled per session and used token share (``compare.context``); never flagged.
+    context: list[MetricDelta] = field(default_factory=list)
 
     @property
     def pass_to_fail(self) -> int:
@@ -154,4 +156,5 @@ class Comparison:
             "threshold": self.threshold,
             "critical_threshold": self.critical_threshold,
             "warnings": list(self.warnings),
+            "context": {m.metric: m.to_dict() for m in self.context},
         }
