@@ -107,7 +107,7 @@ def grade_one(
         refused=server.stats.refused_context,
         cut=server.stats.cut,
         judged_all=ctx.references_judged == ctx.references and ctx.not_judged == 0,
-        ratios_match=result.ratios.model_dump() == built.truth.to_dict(),
+        ratios_match=result.ratios == built.truth,
         prompt_tokens=server.stats.prompt_tokens,
     )
 

@@ -194,18 +194,18 @@ async def test_a_split_session_gets_the_ratios_of_its_known_truth(refs: int, cha
     client = ScriptedClient(truthful)
     result = await judge(SMALL, client).grade(session)
     assert result.error is None, result.error
-    assert result.ratios is not None and result.ratios.model_dump() == built.truth.to_dict()
+    assert result.ratios is not None and result.ratios == built.truth
     assert result.context is not None
     assert result.context.split and result.context.counting_calls == len(counting_requests(client))
     assert result.context.counting_calls > 1
     assert result.context.references_judged == refs
     assert result.context.not_judged == 0
     # Every claim id of the first call comes back once; every reference has both checks once.
-    checks = [(v["id"], v["check"]) for v in result.verdicts]
+    checks = [(v.id, v.check) for v in result.verdicts]
     assert (
         len(checks)
         == len(set(checks))
-        == 2 * refs + sum(v["check"] == "grounded" for v in result.verdicts)
+        == 2 * refs + sum(v.check == "grounded" for v in result.verdicts)
     )
 
 
@@ -217,7 +217,7 @@ async def test_split_and_one_call_give_the_same_ratios() -> None:
     assert one.context is not None and one.context.counting_calls == 1
     assert split.context is not None and split.context.counting_calls > 1
     assert one.ratios == split.ratios
-    assert one.ratios is not None and one.ratios.model_dump() == built.truth.to_dict()
+    assert one.ratios is not None and one.ratios == built.truth
 
 
 def ratios_tuple(r: Any) -> tuple[Any, ...]:
@@ -244,7 +244,7 @@ async def test_a_context_error_replans_smaller_instead_of_failing() -> None:
     result = await judge(ModelLimits(128_000, 16_384), client).grade(session)
     assert refused >= 1
     assert result.error is None, result.error
-    assert result.ratios is not None and result.ratios.model_dump() == built.truth.to_dict()
+    assert result.ratios is not None and result.ratios == built.truth
     assert result.context is not None and result.context.references_judged == 20
     assert_no_pack_sent_twice(client)
 
@@ -274,7 +274,7 @@ async def test_a_cut_reply_replans_with_smaller_packs_not_the_same_one() -> None
     assert result.error is None, result.error
     assert sizes[:2] == [16, 8]  # the cut pack is halved, never sent again as it was
     assert_no_pack_sent_twice(client)
-    assert result.ratios is not None and result.ratios.model_dump() == built.truth.to_dict()
+    assert result.ratios is not None and result.ratios == built.truth
 
 
 async def test_context_errors_are_not_retried_as_transient() -> None:
@@ -335,9 +335,9 @@ async def test_a_pack_that_keeps_failing_is_recorded_as_not_judged() -> None:
         and "invalid judge output" in result.context.not_judged_reasons[0]
     )
     # Denominators hold only what was judged.
-    judged_ids = {v["id"] for v in result.verdicts if v["check"] == "relevant"}
+    judged_ids = {v.id for v in result.verdicts if v.check == "relevant"}
     assert judged_ids.isdisjoint(missing) and len(judged_ids) == 24 - len(missing)
-    relevant = sum(v["answer"] == "yes" for v in result.verdicts if v["check"] == "relevant")
+    relevant = sum(v.answer == "yes" for v in result.verdicts if v.check == "relevant")
     assert result.ratios is not None
     assert result.ratios.relevance == round(relevant / len(judged_ids), 4)
     # Claims with no "yes" could have their source in the lost pack: not judged either; those

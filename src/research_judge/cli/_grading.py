@@ -1,8 +1,7 @@
 """The work behind ``grade``: build the client chain and the judge, run the engine, summarise.
 
-Client chain, outermost first: recording (saves what the judge saw, cache hits included) ->
-response cache -> resilience (retries, adaptive concurrency, circuit breaker) -> provider client.
-Replay replaces the whole chain and never builds a network client.
+The client chain is ``clients.chain.build_client``'s, the same the Python API and the benchmarks
+build; this module only turns flags into its ``ClientSettings``.
 """
 
 from __future__ import annotations
@@ -12,17 +11,13 @@ import json
 from dataclasses import fields
 from typing import TextIO
 
-from ..clients import ReplayClient, make_client
 from ..clients.base import JudgeClient, JudgeRequest, JudgeResponse
-from ..clients.recording import RecordingClient
+from ..clients.chain import ClientSettings, build_client
 from ..cost.prices import PriceTable
 from ..cost.windows import ModelLimits, WindowTable
 from ..engine import (
     Budget,
-    CachingClient,
     Estimator,
-    ResilientClient,
-    RetryPolicy,
     RunOptions,
     Selection,
     grade_file,
@@ -30,28 +25,29 @@ from ..engine import (
 )
 from ..engine.progress import Progress
 from ..engine.select import selected_sessions
-from ..errors import ConfigError, InputFileError, ProviderDownError
+from ..errors import ExitCode, InputFileError, ProviderDownError
 from ..judge.grader import Judge, JudgeSettings
 from ..judge.policy import VerdictPolicy, load_policy
 from ..judge.prompts import PromptSet
 from ..results.model import iter_results
 from ..results.summary import format_summary, summarize
-from .grade import EXIT_FAILED_ITEMS, EXIT_OK, EXIT_PROVIDER_DOWN, EXIT_STOPPED, default_cache_dir
 
 
-def build_client(args: argparse.Namespace) -> JudgeClient:
-    if args.replay:
-        return ReplayClient(args.replay, provider=args.provider, model=args.model)
-    client: JudgeClient = make_client(
-        args.provider, args.model, base_url=args.base_url, mode=args.mode, timeout=args.timeout
+def client_settings(args: argparse.Namespace) -> ClientSettings:
+    return ClientSettings(
+        provider=args.provider,
+        model=args.model,
+        base_url=args.base_url,
+        mode=args.mode,
+        timeout=args.timeout,
+        concurrency=args.concurrency,
+        retries=args.retries,
+        down_after=args.down_after,
+        cache=not args.no_cache,
+        cache_dir=args.cache_dir,
+        record=args.record,
+        replay=args.replay,
     )
-    policy = RetryPolicy(attempts=args.retries + 1, down_after=args.down_after)
-    client = ResilientClient(client, concurrency=args.concurrency, policy=policy)
-    if not args.no_cache:
-        client = CachingClient(client, args.cache_dir or default_cache_dir())
-    if args.record:
-        client = RecordingClient(client, args.record)
-    return client
 
 
 def judge_limits(args: argparse.Namespace, err: TextIO) -> ModelLimits:
@@ -84,22 +80,13 @@ def build_judge(
     )
 
 
-def _check_args(args: argparse.Namespace) -> None:
-    if args.concurrency < 1:
-        raise ConfigError(f"--concurrency must be at least 1, got {args.concurrency}")
-    if args.retries < 0:
-        raise ConfigError(f"--retries must be 0 or more, got {args.retries}")
-    if args.record and args.replay:
-        raise ConfigError("--record and --replay cannot be used together")
-
-
 async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
-    _check_args(args)
+    settings = client_settings(args)  # checks the chain's flags, even for a dry run
     selection = Selection(where=parse_where(args.where), sample=args.sample, seed=args.seed)
     prices = PriceTable.load(args.prices)
     if args.dry_run:
         return _dry_run(args, selection, prices, err, out)
-    client = build_client(args)
+    client = build_client(settings)
     try:
         # After the client: a bad flag is reported alone, before any notice.
         judge = build_judge(args, client, prices, judge_limits(args, err))
@@ -135,7 +122,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
                 "so far; run the same command again to resume.",
                 file=err,
             )
-            return EXIT_PROVIDER_DOWN
+            return ExitCode.PROVIDER_DOWN
     finally:
         await client.aclose()
 
@@ -190,8 +177,8 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             "session(s) not sent. Raise the limit and run again to resume.",
             file=err,
         )
-        return EXIT_STOPPED
-    return EXIT_FAILED_ITEMS if stats.input_errors or summary.errors else EXIT_OK
+        return ExitCode.STOPPED
+    return ExitCode.FAILED if stats.input_errors or summary.errors else ExitCode.OK
 
 
 def _count_lines(path: str) -> int | None:
@@ -235,7 +222,7 @@ def _dry_run(
     )
     if bad:
         print(f"{bad} bad input line(s) would be skipped (listed above)", file=out)
-    return EXIT_FAILED_ITEMS if bad else EXIT_OK
+    return ExitCode.FAILED if bad else ExitCode.OK
 
 
 class _NoClient:

@@ -8,16 +8,18 @@ the file size. Results are written in input order through a small reorder buffer
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..clients.base import JudgeRequest
+from ..clients.chain import ClientSettings
 from ..cost.estimate import Budget
-from ..errors import ConfigError, InputFileError, ProviderDownError
+from ..errors import ConfigError, ErrorKind, InputFileError, ProviderDownError
 from ..judge.grader import Judge
 from ..results.model import Result
 from ..results.output import ResultsFile
+from ..results.sink import ResultsSink
 from ..sessions.model import Session
 from .progress import Progress
 from .select import Selection, selected_sessions
@@ -27,7 +29,7 @@ FirstRequests = tuple[JudgeRequest, JudgeRequest]
 
 @dataclass(frozen=True)
 class RunOptions:
-    concurrency: int = 8
+    concurrency: int = ClientSettings.concurrency  # one setting: sessions and requests in flight
     retry_errors: bool = False
     selection: Selection = field(default_factory=Selection)
     window: int | None = None  # reorder buffer; default 4 x concurrency, at least 64
@@ -80,9 +82,31 @@ async def grade_file(
     on_input_error: Callable[[InputFileError], None] | None = None,
 ) -> RunStats:
     """Grade every selected session of ``sessions_path`` into ``out_path`` (resuming it)."""
+    return await grade_sessions(
+        selected_sessions(sessions_path, options.selection),
+        ResultsFile(out_path),
+        judge,
+        options,
+        progress=progress,
+        budget=budget,
+        on_input_error=on_input_error,
+    )
+
+
+async def grade_sessions(
+    items: Iterable[Session | InputFileError],
+    out: ResultsSink,
+    judge: Judge,
+    options: RunOptions,
+    *,
+    progress: Progress | None = None,
+    budget: Budget | None = None,
+    on_input_error: Callable[[InputFileError], None] | None = None,
+) -> RunStats:
+    """Grade ``items`` (already selected; errors are counted and reported, not graded) into
+    ``out``, skipping sessions ``out`` already holds from an earlier run of the same judge."""
     stats = RunStats()
     progress = progress or Progress.disabled()
-    out = ResultsFile(out_path)
     existing = out.load()
     stats.repaired_torn_line = existing.repaired
     window = asyncio.Semaphore(options.window or max(64, 4 * options.concurrency))
@@ -129,7 +153,7 @@ async def grade_file(
             return
         except Exception as exc:  # a bug must cost one session, never the batch
             message = f"internal error: {type(exc).__name__}: {exc}"
-            result = judge.error_result(session, message, "internal")
+            result = judge.error_result(session, message, ErrorKind.INTERNAL)
         finally:
             in_flight.release()
         if budget is not None:
@@ -139,7 +163,7 @@ async def grade_file(
 
     submitted = 0
     try:
-        for item in selected_sessions(sessions_path, options.selection):
+        for item in items:
             if isinstance(item, InputFileError):
                 stats.input_errors.append(item)
                 if on_input_error:

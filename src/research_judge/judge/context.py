@@ -8,9 +8,10 @@ forecast used everywhere else; they describe the trajectory, not a bill.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..cost.tokens import estimate_tokens
+from ..results.model import ContextInfo, NotJudgedClaim
 from ..sessions.model import Reference, Session
 from .verdicts import Verdict
 
@@ -46,7 +47,7 @@ def duplicate_references(session: Session) -> int:
 
 def context_info(
     session: Session, report: CountingReport | None, verdicts: Sequence[Verdict] | None
-) -> dict[str, Any]:
+) -> ContextInfo:
     sizes = {ref.id: reference_tokens(ref) for ref in session.trajectory}
     total = sum(sizes.values())
     share: float | None = None
@@ -56,18 +57,19 @@ def context_info(
     judged = 0
     if verdicts is not None:
         judged = report.references_judged if report is not None else len(session.trajectory)
-    return {
-        "trajectory_tokens": total,
-        "references": len(session.trajectory),
-        "references_judged": judged,
-        "largest_reference_tokens": max(sizes.values(), default=0),
-        "duplicate_references": duplicate_references(session),
-        "used_token_share": share,
-        "counting_calls": report.calls if report is not None else 0,
-        "split": bool(report and report.split),
-        "not_judged_references": list(report.not_judged_references) if report else [],
-        "not_judged_claims": [
-            {"id": c.id, "claim": c.text} for c in (report.not_judged_claims if report else [])
+    return ContextInfo(
+        trajectory_tokens=total,
+        references=len(session.trajectory),
+        references_judged=judged,
+        largest_reference_tokens=max(sizes.values(), default=0),
+        duplicate_references=duplicate_references(session),
+        used_token_share=share,
+        counting_calls=report.calls if report is not None else 0,
+        split=bool(report and report.split),
+        not_judged_references=list(report.not_judged_references) if report else [],
+        not_judged_claims=[
+            NotJudgedClaim(id=c.id, claim=c.text)
+            for c in (report.not_judged_claims if report else [])
         ],
-        "not_judged_reasons": list(report.reasons) if report else [],
-    }
+        not_judged_reasons=list(report.reasons) if report else [],
+    )

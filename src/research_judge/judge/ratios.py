@@ -7,18 +7,8 @@ numbers cannot drift with the judge's mood. A zero denominator is undefined (Non
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
 
-
-@dataclass(frozen=True)
-class Ratios:
-    relevance: float | None
-    utilization: float | None
-    grounding: float | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+from ..results.model import Ratios
 
 
 def compute_ratios(n_references: int, answers: Sequence[tuple[str, bool]]) -> Ratios:

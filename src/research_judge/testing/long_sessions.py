@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from research_judge.judge.ratios import Ratios
+from research_judge.results.model import Ratios
 
 RELEVANT_MARK = "This page bears directly on winter range."
 _WORDS = [
