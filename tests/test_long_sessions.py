@@ -476,3 +476,16 @@ async def test_an_errored_session_still_reports_its_size() -> None:
     assert result.error is not None and result.context is not None
     assert result.context.references == 3 and result.context.references_judged == 0
     assert result.context.trajectory_tokens > 0
+
+
+def test_cost_estimates_count_every_call_of_a_split_session() -> None:
+    from research_judge.cost.estimate import Estimator
+
+    session = Session.model_validate(make_session("s", 40, 2000).session)
+    prices = PriceTable.load()
+    one = Estimator(judge(ModelLimits(1_000_000, 32_768)), prices).session(session)
+    split = Estimator(judge(SMALL), prices).session(session)
+    assert one.calls == 2 and split.calls > 3
+    # Every reference is still sent once; each extra call repeats the instructions and answer.
+    assert one.input_tokens < split.input_tokens < 2 * one.input_tokens
+    assert split.output_tokens > one.output_tokens

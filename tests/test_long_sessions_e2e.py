@@ -122,3 +122,21 @@ def test_the_long_session_benchmark_runs_at_a_small_size(tmp_path: Path) -> None
         assert row.refused == 0 and row.cut == 0
     assert rows[0].counting_calls == 1 and all(r.counting_calls > 1 for r in rows[1:])
     assert "sent/traj" in bench.table(rows)
+
+
+def test_the_python_api_takes_a_context_window(tmp_path: Path) -> None:
+    import research_judge
+
+    built = make_session("s-big", 30, 1500)
+    with FakeOpenAIServer(openai_body_reply, context_window=12_000) as srv:
+        [result] = research_judge.grade(
+            [built.session],
+            model="gpt-4o",
+            base_url=srv.base_url,
+            api_key="sk-test",
+            cache=False,
+            context_window=12_000,
+        )
+    assert srv.stats.refused_context == 0
+    assert result.ratios == built.truth
+    assert result.context is not None and result.context.counting_calls > 1

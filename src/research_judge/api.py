@@ -26,6 +26,7 @@ from pydantic import ValidationError
 from .clients.chain import ClientSettings, build_client
 from .compare import DEFAULT_CRITICAL_THRESHOLD, DEFAULT_THRESHOLD
 from .cost.prices import PriceTable
+from .cost.windows import WindowTable
 from .engine.progress import Progress
 from .engine.run import RunOptions, grade_sessions
 from .errors import InputFileError, InvalidSessionsError, UserError
@@ -76,6 +77,7 @@ async def agrade(
     prompts: PathLike | None = None,
     policy: VerdictPolicy | PathLike | None = None,
     prices: PriceTable | PathLike | None = None,
+    context_window: int | None = None,
     progress: bool = False,
 ) -> list[Result]:
     """Grade ``sessions`` and return one ``Result`` per session, in input order.
@@ -84,8 +86,9 @@ async def agrade(
     session is checked first: any bad one raises ``InvalidSessionsError`` listing them all, and
     nothing is sent. The settings and their defaults are the ``grade`` command's (``cache``
     is ``not --no-cache``; ``policy`` a ``VerdictPolicy`` or a TOML file with a [policy] table;
-    ``prices`` a ``PriceTable`` or a price file adding to the shipped table). ``progress``
-    prints the CLI's progress line on stderr.
+    ``prices`` a ``PriceTable`` or a price file adding to the shipped table, whose
+    ``context_window`` entries count too; ``context_window`` overrides the model's window).
+    ``progress`` prints the CLI's progress line on stderr.
 
     A provider that stays down raises ``ProviderDownError``; a prompt template that cannot
     render a session raises ``ConfigError``. Every other failure is one session's ``error``.
@@ -115,8 +118,14 @@ async def agrade(
     sink = ResultsList()
     client = build_client(settings)
     try:
+        windows = WindowTable.load(None if isinstance(prices, PriceTable) else _path(prices))
         judge = Judge(
-            client, prompts=prompt_set, policy=chosen_policy, settings=judge_settings, prices=table
+            client,
+            prompts=prompt_set,
+            policy=chosen_policy,
+            settings=judge_settings,
+            prices=table,
+            limits=windows.limits_for(model, context_window),
         )
         shown = Progress(len(items), stream=sys.stderr) if progress else None
         await grade_sessions(
