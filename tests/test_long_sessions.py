@@ -31,6 +31,8 @@ from research_judge.judge.planning import (
     Pack,
     Piece,
     Planner,
+    claim_tokens,
+    guessed_claim_tokens,
     output_allowance,
 )
 from research_judge.judge.prompts import PromptSet, default_prompts_dir
@@ -112,9 +114,13 @@ def test_planning_count_errs_large_against_the_forecast() -> None:
 
 def test_output_allowance_follows_the_verdicts_and_the_quote_length() -> None:
     # Two verdicts per reference, one per claim; a verdict holds a quote as long as allowed.
-    assert output_allowance(10, 3) - output_allowance(9, 3) == 2 * REFERENCE_VERDICT_TOKENS
-    assert output_allowance(10, 4) > output_allowance(10, 3)
+    assert output_allowance(10, 0) - output_allowance(9, 0) == 2 * REFERENCE_VERDICT_TOKENS
     assert REFERENCE_VERDICT_TOKENS > QUOTE_CHARS / 3
+    three = [Claim(f"c{i}", "Cold cuts range by a third.") for i in (1, 2, 3)]
+    longer = [*three[:2], Claim("c3", "Cold cuts range by a third. " * 8)]
+    assert claim_tokens(three[:2]) < claim_tokens(three) < claim_tokens(longer)
+    # Before the claims are listed, the answer's sentences stand in for them.
+    assert guessed_claim_tokens("One. Two. Three.") > guessed_claim_tokens("One.") > 0
     for name in ("counting.system.j2", "counting_pack.system.j2"):
         text = (default_prompts_dir() / name).read_text()
         assert f"under {QUOTE_CHARS} characters" in text, name
@@ -138,7 +144,23 @@ def test_the_allowance_grows_past_the_default_when_the_verdicts_need_it() -> Non
     counting, _ = j.first_requests(session)
     plan = j.planner.first(session, counting)
     assert plan.single
-    assert plan.pack.request.max_output_tokens >= output_allowance(60, 1) > 8192
+    assert plan.pack.request.max_output_tokens >= output_allowance(60, 0) > 8192
+
+
+async def test_a_long_answer_with_a_small_output_limit_is_still_graded() -> None:
+    # Worst-case quotes for 60 claims need more than 4,096 output tokens: a lone call is sent
+    # with all the model allows instead of being refused before it is tried.
+    answer = "\n".join(f"Fact {k} is {1000 + k * 7} [r1]." for k in range(60))
+    raw = {
+        "id": "s",
+        "question": "q?",
+        "answer": answer,
+        "trajectory": [{"id": "r1", "content": "Fact 1 is 1007. " * 50}],
+    }
+    j = judge(ModelLimits(32_000, 4_096))
+    result = await j.grade(Session.model_validate(raw))
+    assert result.error is None, result.error
+    assert result.context is not None and result.context.references_judged == 1
 
 
 def every_pack_fits(planner: Planner, packs: list[Pack]) -> None:

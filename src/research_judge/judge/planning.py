@@ -68,12 +68,30 @@ class Unplannable(ResearchJudgeError):
     too big, or the claim list leaves no room for a verdict)."""
 
 
-def output_allowance(references: int, claims: int) -> int:
-    """Output tokens a counting reply may need: two verdicts per reference shown, one per claim,
-    each with quotes as long as the prompt allows."""
-    return (
-        _ENVELOPE_TOKENS + 2 * REFERENCE_VERDICT_TOKENS * references + CLAIM_VERDICT_TOKENS * claims
-    )
+# The copied claim inside a claim verdict at its longest; replaced by the claim's real length
+# once the claim list is known.
+_CLAIM_COPY_TOKENS = planning_tokens(json.dumps("x" * QUOTE_CHARS))
+
+
+def output_allowance(references: int, claim_tokens: int) -> int:
+    """Output tokens a counting reply may need: two verdicts per reference shown, each with a
+    quote as long as the prompt allows, plus ``claim_tokens`` for the claims' verdicts."""
+    return _ENVELOPE_TOKENS + 2 * REFERENCE_VERDICT_TOKENS * references + claim_tokens
+
+
+def claim_tokens(claims: Sequence[Claim]) -> int:
+    """Output tokens for one grounded verdict per listed claim: a quote as long as allowed, and
+    the claim copied (its real length)."""
+    per_claim = CLAIM_VERDICT_TOKENS - _CLAIM_COPY_TOKENS
+    return sum(per_claim + planning_tokens(json.dumps(c.text)) for c in claims)
+
+
+def guessed_claim_tokens(answer: str) -> int:
+    """``claim_tokens`` before the judge has listed the claims: ``claims_guess`` verdicts, whose
+    copied claims together cannot be much longer than the answer they are copied from."""
+    n = claims_guess(answer)
+    copied = min(n * _CLAIM_COPY_TOKENS, planning_tokens(json.dumps(answer)) + 2 * n)
+    return n * (CLAIM_VERDICT_TOKENS - _CLAIM_COPY_TOKENS) + copied
 
 
 def claims_guess(answer: str) -> int:
@@ -165,9 +183,16 @@ class Planner:
 
     # --- fitting ------------------------------------------------------------------------------
 
-    def fits(self, prompt_tokens: int, need: int) -> int | None:
+    def fits(self, prompt_tokens: int, need: int, *, lone: bool = False) -> int | None:
         """The output allowance to send with a prompt of ``prompt_tokens`` whose reply needs
-        ``need`` tokens, or None when the two do not fit together."""
+        ``need`` tokens, or None when the two do not fit together.
+
+        ``lone``: the call cannot be made smaller by packing (one reference or part, or none).
+        Its worst-case need may then pass the model's output limit: it is sent with all the
+        model allows, since real quotes are rarely as long as allowed, and a reply that is cut
+        anyway is re-planned or reported, never taken for a verdict."""
+        if lone:
+            need = min(need, self.limits.max_output_tokens)
         if need > self.limits.max_output_tokens:
             return None
         if self.input_cap is not None and prompt_tokens > self.input_cap:
@@ -190,9 +215,11 @@ class Planner:
 
     def first(self, session: Session, request: JudgeRequest) -> FirstPlan:
         """Plan the first counting call; ``request`` is the one-call request of the session."""
-        claims = claims_guess(session.answer)
+        claims = guessed_claim_tokens(session.answer)
         allowance = self.fits(
-            planning_request_tokens(request), output_allowance(len(session.trajectory), claims)
+            planning_request_tokens(request),
+            output_allowance(len(session.trajectory), claims),
+            lone=len(session.trajectory) <= 1,
         )
         pieces = [_whole(i, ref) for i, ref in enumerate(session.trajectory)]
         if allowance is not None:
@@ -224,14 +251,16 @@ class Planner:
         if not pieces:
             return [], []
         self.prompts.require_pack(session.id)
-        return self._pack(session, list(pieces), tuple(claims), len(claims))
+        return self._pack(session, list(pieces), tuple(claims), claim_tokens(claims))
 
     def smaller(
         self, session: Session, pack: Pack, claims: Sequence[Claim] | None
     ) -> tuple[list[Pack], list[Piece]]:
         """Re-plan a pack the provider refused or whose reply was cut: two packs of half the
         pieces, or a lone piece cut in two. The first half keeps the ``first`` role."""
-        n_claims = claims_guess(session.answer) if claims is None else len(claims)
+        claim_load = (
+            guessed_claim_tokens(session.answer) if claims is None else claim_tokens(claims)
+        )
         fixed = None if claims is None else tuple(claims)
         pieces = list(pack.pieces)
         if len(pieces) > 1:
@@ -243,7 +272,7 @@ class Planner:
         out: list[Pack] = []
         for number, group in enumerate(halves):
             first = pack.first and number == 0
-            request = self._request(session, group, None if first else fixed, n_claims)
+            request = self._request(session, group, None if first else fixed, claim_load)
             if request is None:  # cannot happen for a smaller pack, but never send a misfit
                 return out, [p for g in halves[number:] for p in g]
             out.append(Pack(tuple(group), request, first))
@@ -269,7 +298,7 @@ class Planner:
         session: Session,
         pieces: list[Piece],
         claims: tuple[Claim, ...] | None,
-        n_claims: int,
+        claim_load: int,
     ) -> tuple[list[Pack], list[Piece]]:
         """Greedy packing in trajectory order; ``claims`` None plans first-call packs."""
         pair = self._pair(claims, session.id)
@@ -284,11 +313,11 @@ class Planner:
             return costs[piece]
 
         # Cut every piece too big for a call of its own into parts that fit.
-        room_one = self.budget - fixed - output_allowance(1, n_claims)
+        # A lone piece may be sent with all the output the model allows (``fits``, ``lone``).
+        lone_allowance = min(output_allowance(1, claim_load), self.limits.max_output_tokens)
+        room_one = self.budget - fixed - lone_allowance
         if self.input_cap is not None:
             room_one = min(room_one, self.input_cap - fixed)
-        if output_allowance(1, n_claims) > self.limits.max_output_tokens:
-            room_one = -1  # the claim list alone needs more output than the model may write
         fitted: list[Piece] = []
         unfit: list[Piece] = []
         for piece in pieces:
@@ -310,7 +339,7 @@ class Planner:
         def close() -> None:
             nonlocal group, used
             if group:
-                done, dropped = self._finish(session, group, claims, n_claims)
+                done, dropped = self._finish(session, group, claims, claim_load)
                 packs.extend(done)
                 unfit.extend(dropped)
             group, used = [], 0
@@ -320,9 +349,12 @@ class Planner:
                 break  # only the first pack is a first call; the rest wait for the claim list
             c = cost(piece)
             n = len(group) + 1
-            over = (
-                fixed + used + c + output_allowance(n, n_claims) > self.budget
-                or output_allowance(n, n_claims) > self.limits.max_output_tokens
+            need = output_allowance(n, claim_load)
+            if n == 1:
+                need = min(need, self.limits.max_output_tokens)
+            over = bool(group) and (
+                fixed + used + c + need > self.budget
+                or need > self.limits.max_output_tokens
                 or (self.input_cap is not None and fixed + used + c > self.input_cap)
                 or any(p.ref_id == piece.ref_id for p in group)
             )
@@ -339,7 +371,7 @@ class Planner:
         session: Session,
         group: list[Piece],
         claims: tuple[Claim, ...] | None,
-        n_claims: int,
+        claim_load: int,
     ) -> tuple[list[Pack], list[Piece]]:
         """Render a planned group; if the real render is over (the per-piece sums are close but
         not exact), move pieces out one at a time. Also returns pieces that fit no call."""
@@ -349,7 +381,7 @@ class Planner:
         while pending:
             take = len(pending)
             while take > 0:
-                request = self._request(session, pending[:take], claims, n_claims)
+                request = self._request(session, pending[:take], claims, claim_load)
                 if request is not None:
                     out.append(Pack(tuple(pending[:take]), request, first=claims is None))
                     break
@@ -366,7 +398,7 @@ class Planner:
         session: Session,
         pieces: Sequence[Piece],
         claims: tuple[Claim, ...] | None,
-        n_claims: int,
+        claim_load: int,
     ) -> JudgeRequest | None:
         pair = self._pair(claims, session.id)
         text = self._render(pair, session, tuple(pieces), claims)
@@ -381,7 +413,9 @@ class Planner:
             session_id=session.id,
         )
         allowance = self.fits(
-            planning_request_tokens(request), output_allowance(len(pieces), n_claims)
+            planning_request_tokens(request),
+            output_allowance(len(pieces), claim_load),
+            lone=len(pieces) <= 1,
         )
         if allowance is None:
             return None
