@@ -299,6 +299,23 @@ async def test_a_cut_reply_replans_with_smaller_packs_not_the_same_one() -> None
     assert result.ratios is not None and result.ratios == built.truth
 
 
+def test_a_window_stated_in_a_providers_error_is_learned_when_smaller() -> None:
+    from research_judge.judge.planning import window_in
+
+    assert window_in("This model's maximum context length is 128,000 tokens. However") == 128000
+    assert window_in("prompt is too long: 208310 tokens > 200000 maximum") == 200000
+    assert (
+        window_in("input length and `max_tokens` exceed context limit: 188240 + 21333 > 200000")
+        == 200000
+    )
+    assert window_in("bad request") is None
+    j = judge(ModelLimits(128_000, 16_384))
+    assert not j.planner.learn_window("maximum context length is 200000 tokens")  # larger: kept
+    assert j.planner.learn_window("maximum context length is 32768 tokens")
+    assert j.planner.limits.context_window == 32768 and j.planner.budget < 32768
+    assert j.planner.limits.max_output_tokens == 16_384
+
+
 async def test_context_errors_are_not_retried_as_transient() -> None:
     err = error_for_status(
         provider="openai",

@@ -59,14 +59,20 @@ def grade(
 def test_a_window_smaller_than_believed_is_replanned_from_the_providers_refusals(
     tmp_path: Path,
 ) -> None:
-    built = make_session("s-big", 40, 1500)
-    # The judge is told 32k; the server holds 12k: its 400s make the judge plan smaller.
+    first, second = make_session("s-1", 40, 1500), make_session("s-2", 40, 1500)
+    # The judge is told 32k; the server holds 12k: its 400s make the judge plan smaller, and
+    # the window it states is kept for the calls after it.
     with FakeOpenAIServer(openai_body_reply, context_window=12_000) as srv:
-        code, [result] = grade(tmp_path, [built.session], srv, "--context-window", "32000")
-    assert code == 0, result.error
-    assert srv.stats.refused_context > 0 and srv.stats.cut == 0
-    assert result.ratios is not None and result.ratios == built.truth
-    assert result.context is not None and result.context.references_judged == 40
+        code, results = grade(
+            tmp_path, [first.session, second.session], srv, "--context-window", "32000",
+            "--concurrency", "1",
+        )  # fmt: skip
+    assert code == 0, [r.error for r in results]
+    refused = [r for r in srv.requests if r.status == 400]
+    assert 0 < len(refused) <= 2 and srv.stats.cut == 0
+    for result, built in zip(results, (first, second), strict=True):
+        assert result.ratios == built.truth
+        assert result.context is not None and result.context.references_judged == 40
 
 
 def test_unknown_model_prints_one_notice_and_dry_run_counts_split_calls(

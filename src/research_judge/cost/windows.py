@@ -21,7 +21,7 @@ from .._files import read_text
 from ..errors import ConfigError, InputFileError
 from .prices import snapshot_base
 
-LimitsSource = Literal["table", "prices file", "flag", "default"]
+LimitsSource = Literal["table", "prices file", "flag", "default", "provider"]
 
 _SHIPPED = "research_judge/data/context_windows.json"
 

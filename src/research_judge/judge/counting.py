@@ -74,13 +74,13 @@ class _Run:
         if not out.replan:
             self.fatal = out
             return None, []
+        self._learn(out)
         self.report.split = True
-        smaller, unfit = self.planner.smaller(self.session, pack, None)
+        smaller, unfit, moved = self.planner.smaller(self.session, pack, None)
         if not smaller:
             self.fatal = out
             return None, []
-        self.failed.extend(unfit)
-        moved = [p for later in smaller[1:] for p in later.pieces]
+        self._fail(unfit, out.error or "")
         verdicts, more = await self.first(smaller[0])
         return verdicts, [*more, *moved]
 
@@ -95,11 +95,17 @@ class _Run:
             self.fatal = out
             return
         if out.replan:
-            smaller, unfit = self.planner.smaller(self.session, pack, claims)
+            self._learn(out)
+            smaller, unfit, _ = self.planner.smaller(self.session, pack, claims)
             self._fail(unfit, out.error or "")
             await asyncio.gather(*(self.later(p, claims) for p in smaller))
             return
         self._fail(list(pack.pieces), out.error or "")
+
+    def _learn(self, out: _Outcome[Any]) -> None:
+        # A provider that states its window teaches the planner (for this and later sessions).
+        if out.error:
+            self.planner.learn_window(out.error)
 
     def _fail(self, pieces: list[Piece], reason: str) -> None:
         if pieces:

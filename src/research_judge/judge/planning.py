@@ -174,12 +174,33 @@ class Planner:
         self.limits = limits
         self.floor = floor_output_tokens
         self.temperature = temperature
+        self._set_limits(limits)
+
+    def _set_limits(self, limits: ModelLimits) -> None:
+        self.limits = limits
         self.budget = limits.context_window - math.ceil(
             limits.context_window * MARGIN_SHARE + MARGIN_TOKENS
         )
         self.input_cap = (
             limits.max_input_tokens - MARGIN_TOKENS if limits.max_input_tokens else None
         )
+
+    def learn_window(self, error: str) -> bool:
+        """Adopt the window a provider's context-length error states, when it is smaller than
+        the one planned with (a local server started with a smaller context than the model's),
+        so later calls and sessions are planned to fit instead of each being refused first."""
+        stated = window_in(error)
+        if stated is None or stated >= self.limits.context_window or stated < 1024:
+            return False
+        self._set_limits(
+            replace(
+                self.limits,
+                context_window=stated,
+                max_output_tokens=min(self.limits.max_output_tokens, stated // 2),
+                source="provider",
+            )
+        )
+        return True
 
     # --- fitting ------------------------------------------------------------------------------
 
@@ -255,28 +276,37 @@ class Planner:
 
     def smaller(
         self, session: Session, pack: Pack, claims: Sequence[Claim] | None
-    ) -> tuple[list[Pack], list[Piece]]:
-        """Re-plan a pack the provider refused or whose reply was cut: two packs of half the
-        pieces, or a lone piece cut in two. The first half keeps the ``first`` role."""
+    ) -> tuple[list[Pack], list[Piece], list[Piece]]:
+        """Re-plan a pack the provider refused or whose reply was cut: its pieces in two halves
+        (a lone piece cut in two), each half packed again under the current limits (which a
+        provider's error may have just lowered). Returns the packs to send, the pieces that fit
+        no call, and, for a first call, the pieces moved out of it to the later calls (its first
+        half keeps the first role)."""
         claim_load = (
             guessed_claim_tokens(session.answer) if claims is None else claim_tokens(claims)
         )
-        fixed = None if claims is None else tuple(claims)
         pieces = list(pack.pieces)
         if len(pieces) > 1:
             halves = [pieces[: len(pieces) // 2], pieces[len(pieces) // 2 :]]
         elif pieces and pieces[0].end - pieces[0].start >= 2 * MIN_PART_TOKENS:
             halves = [[half] for half in _halve(session, pieces[0])]
         else:
-            return [], pieces
+            return [], pieces, []
+        if pack.first:
+            packs, unfit = self._pack(session, halves[0], None, claim_load)
+            if not packs:
+                return [], unfit, [p for g in halves[1:] for p in g]
+            head = packs[0]
+            moved = [*_minus(halves[0], [*head.pieces, *unfit]), *halves[1]]
+            return [head], unfit, moved
         out: list[Pack] = []
-        for number, group in enumerate(halves):
-            first = pack.first and number == 0
-            request = self._request(session, group, None if first else fixed, claim_load)
-            if request is None:  # cannot happen for a smaller pack, but never send a misfit
-                return out, [p for g in halves[number:] for p in g]
-            out.append(Pack(tuple(group), request, first))
-        return out, []
+        unfit_all: list[Piece] = []
+        fixed = tuple(claims or ())
+        for half in halves:
+            packs, unfit = self._pack(session, half, fixed, claim_load)
+            out.extend(packs)
+            unfit_all.extend(unfit)
+        return out, unfit_all, []
 
     def forecast(self, session: Session, request: JudgeRequest) -> list[Pack]:
         """Every counting call a session is expected to take, before any is sent (for
@@ -461,6 +491,25 @@ class Planner:
         return pair.render_user(**variables)
 
 
+# How providers state the window in a context-length error: OpenAI and vLLM "maximum context
+# length is 128000 tokens", Anthropic "prompt is too long: 208310 tokens > 200000 maximum" and
+# "... exceed context limit: 188240 + 21333 > 200000".
+_STATED_WINDOW = (
+    re.compile(r"maximum context length is ([\d,]+) tokens"),
+    re.compile(r"> ([\d,]+) maximum"),
+    re.compile(r"context limit: [\d,]+ \+ [\d,]+ > ([\d,]+)"),
+)
+
+
+def window_in(error: str) -> int | None:
+    """The window a context-length error message states, if it states one."""
+    for pattern in _STATED_WINDOW:
+        found = pattern.search(error)
+        if found:
+            return int(found.group(1).replace(",", ""))
+    return None
+
+
 def _sentences(text: str) -> list[str]:
     return [part.strip() for part in re.split(r"(?<=[.!?])\s+|\n", text) if part.strip()]
 
@@ -485,6 +534,24 @@ def _pieces_after(session: Session, shown: Sequence[Piece]) -> list[Piece]:
         for start, end in [*ranges, (len(ref.content), len(ref.content))]:
             if start > position:
                 out.append(Piece(index, ref.id, position, start, len(ref.content)))
+            position = max(position, end)
+    return out
+
+
+def _minus(pieces: Sequence[Piece], taken: Sequence[Piece]) -> list[Piece]:
+    """What is left of ``pieces`` once the ranges of ``taken`` (pieces or parts of them) are
+    removed, as pieces in order."""
+    out: list[Piece] = []
+    for piece in pieces:
+        ranges = sorted(
+            (t.start, t.end)
+            for t in taken
+            if t.ref_id == piece.ref_id and t.start < piece.end and t.end > piece.start
+        )
+        position = piece.start
+        for start, end in [*ranges, (piece.end, piece.end)]:
+            if start > position:
+                out.append(Piece(piece.index, piece.ref_id, position, start, piece.total))
             position = max(position, end)
     return out
 
