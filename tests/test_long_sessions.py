@@ -528,3 +528,17 @@ def test_cost_estimates_count_every_call_of_a_split_session() -> None:
     # Every reference is still sent once; each extra call repeats the instructions and answer.
     assert one.input_tokens < split.input_tokens < 2 * one.input_tokens
     assert split.output_tokens > one.output_tokens
+
+
+async def test_repeated_samples_of_a_split_session_are_asked_apart() -> None:
+    from research_judge.judge.repeats import RepeatingJudge
+
+    session = Session.model_validate(make_session("s", 40, 2000).session)
+    client = ScriptedClient(truthful)
+    judge_k = RepeatingJudge(client, repeats=2, limits=SMALL)
+    result = await judge_k.grade(session)
+    assert result.error is None
+    counting = counting_requests(client)
+    assert {r.sample for r in counting} == {0, 1}
+    keys = [r.key("scripted", "scripted") for r in counting]
+    assert len(keys) == len(set(keys))  # every call of every sample is its own request

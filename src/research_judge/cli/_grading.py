@@ -25,12 +25,13 @@ from ..engine import (
 )
 from ..engine.progress import Progress
 from ..engine.select import selected_sessions
-from ..errors import ExitCode, InputFileError, ProviderDownError
+from ..errors import ConfigError, ContentRefError, ExitCode, InputFileError, ProviderDownError
 from ..judge.grader import Judge, JudgeSettings
 from ..judge.policy import VerdictPolicy, load_policy
 from ..judge.prompts import PromptSet
 from ..results.model import iter_results
 from ..results.summary import format_summary, summarize
+from ..sessions.store import open_store, resolve_session
 
 
 def client_settings(args: argparse.Namespace) -> ClientSettings:
@@ -66,15 +67,29 @@ def build_judge(
     # Every policy field has a --min-* flag of the same name; unset flags are None.
     flags = {f.name: getattr(args, f.name) for f in fields(VerdictPolicy)}
     policy = load_policy(args.config).with_overrides(**flags)
+    settings = JudgeSettings(
+        max_attempts=args.max_attempts,
+        strict_evidence=args.strict_evidence,
+        temperature=args.temperature,
+    )
+    repeats = getattr(args, "repeats", 1)
+    if repeats != 1:
+        from ..judge.repeats import RepeatingJudge
+
+        return RepeatingJudge(
+            client,
+            repeats=repeats,
+            prompts=PromptSet(args.prompts),
+            policy=policy,
+            settings=settings,
+            prices=prices,
+            limits=limits,
+        )
     return Judge(
         client,
         prompts=PromptSet(args.prompts),
         policy=policy,
-        settings=JudgeSettings(
-            max_attempts=args.max_attempts,
-            strict_evidence=args.strict_evidence,
-            temperature=args.temperature,
-        ),
+        settings=settings,
         prices=prices,
         limits=limits,
     )
@@ -84,8 +99,17 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     settings = client_settings(args)  # checks the chain's flags, even for a dry run
     selection = Selection(where=parse_where(args.where), sample=args.sample, seed=args.seed)
     prices = PriceTable.load(args.prices)
+    if getattr(args, "repeats", 1) < 1:
+        raise ConfigError(f"--repeats must be 1 or more, got {args.repeats}")
     if args.dry_run:
-        return _dry_run(args, selection, prices, err, out)
+        return await _dry_run(args, selection, prices, err, out)
+    if getattr(args, "repeats", 1) > 1 and args.temperature == 0:
+        print(
+            "research-judge grade: warning: --repeats at temperature 0 asks for the same answer "
+            "K times; set --temperature (e.g. 0.7) to measure how stable the judge is",
+            file=err,
+        )
+    store = open_store(args.store) if args.store else None
     client = build_client(settings)
     try:
         # After the client: a bad flag is reported alone, before any notice.
@@ -114,6 +138,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
                 progress=progress,
                 budget=budget,
                 on_input_error=report_input_error,
+                store=store,
             )
         except ProviderDownError as exc:
             progress.close()
@@ -189,13 +214,14 @@ def _count_lines(path: str) -> int | None:
         return None  # iter_sessions reports the unreadable file with its name
 
 
-def _dry_run(
+async def _dry_run(
     args: argparse.Namespace, selection: Selection, prices: PriceTable, err: TextIO, out: TextIO
 ) -> int:
     # A dry run needs the prompts and the model name, never a client: use a stand-in.
     judge = build_judge(args, _NoClient(args.provider, args.model), prices, judge_limits(args, err))
     estimator = Estimator(judge, prices)
-    n = bad = tokens_in = tokens_out = calls = split = 0
+    store = open_store(args.store) if args.store else None
+    n = bad = unreadable = unread = tokens_in = tokens_out = calls = split = 0
     cost = 0.0
     known = prices.price_for(args.model) is not None
     for item in selected_sessions(args.sessions, selection):
@@ -203,10 +229,19 @@ def _dry_run(
             print(f"research-judge grade: {item}", file=err)
             bad += 1
             continue
+        if item.offloaded and store is not None:
+            # The estimate is of the prompts the judge would see: with the stored texts.
+            try:
+                item = await resolve_session(item, store)
+            except ContentRefError as exc:
+                print(f"research-judge grade: session {item.id!r}: {exc}", file=err)
+                unreadable += 1
+                continue
+        unread += bool(item.offloaded)
         e = estimator.session(item)
         n += 1
         calls += e.calls
-        split += e.calls > 2
+        split += e.calls > 2 * judge.samples_per_call
         tokens_in += e.input_tokens
         tokens_out += e.output_tokens
         cost += e.cost_usd or 0.0
@@ -220,9 +255,17 @@ def _dry_run(
         "re-asks and provider prompt-cache discounts are not included.",
         file=out,
     )
+    if unread:
+        print(
+            f"{unread} session(s) have offloaded references (content_ref) counted as empty: "
+            "give --store to read them",
+            file=out,
+        )
     if bad:
         print(f"{bad} bad input line(s) would be skipped (listed above)", file=out)
-    return ExitCode.FAILED if bad else ExitCode.OK
+    if unreadable:
+        print(f"{unreadable} session(s) would error: offloaded text unreadable (above)", file=out)
+    return ExitCode.FAILED if bad or unreadable else ExitCode.OK
 
 
 class _NoClient:

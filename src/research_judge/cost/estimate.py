@@ -46,14 +46,16 @@ class Estimator:
             ]
         except Unplannable:
             packs = [(counting, len(session.trajectory))]  # it will error: one failed call
-        input_tokens = estimate_request(scoring) + sum(estimate_request(r) for r, _ in packs)
-        output_tokens = estimate_output_tokens("scoring", 0, 0) + sum(
-            estimate_output_tokens("counting", shown, claims) for _, shown in packs
+        k = self.judge.samples_per_call  # each call is sent K times with `grade --repeats K`
+        input_tokens = k * (estimate_request(scoring) + sum(estimate_request(r) for r, _ in packs))
+        output_tokens = k * (
+            estimate_output_tokens("scoring", 0, 0)
+            + sum(estimate_output_tokens("counting", shown, claims) for _, shown in packs)
         )
         cost = None
         if self.prices is not None:
             cost = self.prices.cost(self.judge.client.model, Usage(input_tokens, 0, output_tokens))
-        return Estimate(input_tokens, output_tokens, cost, calls=len(packs) + 1)
+        return Estimate(input_tokens, output_tokens, cost, calls=k * (len(packs) + 1))
 
 
 class Budget:

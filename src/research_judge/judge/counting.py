@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..clients.base import JudgeRequest
 from ..sessions.model import Session
 from .packs import Answered, claims_of, merge, parse_pack
 from .planning import Claim, FirstPlan, Pack, Piece, Planner
@@ -54,6 +55,11 @@ class _Run:
         self.answered: list[Answered] = []
         self.failed: list[Piece] = []
         self.fatal: _Outcome[Any] | None = None
+        self.sample = 0  # `grade --repeats K`: every call of a sample carries its number
+
+    def _request(self, pack: Pack) -> JudgeRequest:
+        request = pack.request
+        return request if request.sample == self.sample else replace(request, sample=self.sample)
 
     def _add(self, out: _Outcome[Any]) -> None:
         t = self.total
@@ -66,7 +72,9 @@ class _Run:
     async def first(self, pack: Pack) -> tuple[list[Verdict] | None, list[Piece]]:
         """The first call, halved until it fits; returns its verdicts and pieces moved out."""
         ids = pack.ref_ids
-        out = await self.ask(pack.request, lambda text: parse_counting(text, ids), replan=True)
+        out = await self.ask(
+            self._request(pack), lambda text: parse_counting(text, ids), replan=True
+        )
         self._add(out)
         if out.value is not None:
             self.answered.append(Answered(pack, out.value))
@@ -86,7 +94,9 @@ class _Run:
 
     async def later(self, pack: Pack, claims: list[Claim]) -> None:
         ids = pack.ref_ids
-        out = await self.ask(pack.request, lambda text: parse_pack(text, ids, claims), replan=True)
+        out = await self.ask(
+            self._request(pack), lambda text: parse_pack(text, ids, claims), replan=True
+        )
         self._add(out)
         if out.value is not None:
             self.answered.append(Answered(pack, out.value))
@@ -114,11 +124,18 @@ class _Run:
 
 
 async def count(
-    session: Session, planner: Planner, plan: FirstPlan, ask: Ask, total: _Outcome[Any]
+    session: Session,
+    planner: Planner,
+    plan: FirstPlan,
+    ask: Ask,
+    total: _Outcome[Any],
+    *,
+    sample: int = 0,
 ) -> CountingReport:
     """Run the plan; ``total`` receives the verdicts (merged when split) or the error, and the
-    usage of every call."""
+    usage of every call. ``sample``: which ``grade --repeats`` sample this is."""
     run = _Run(session, planner, ask, total)
+    run.sample = sample
     first, moved = await run.first(plan.pack)
     if first is None:
         fatal = run.fatal

@@ -21,6 +21,7 @@ from ..cost.windows import ModelLimits, WindowTable
 from ..errors import (
     ApiError,
     ConfigError,
+    ContentRefError,
     ContextLengthError,
     ErrorKind,
     InvalidJudgeOutput,
@@ -42,6 +43,7 @@ from ..results.model import (
     VerdictRecord,
 )
 from ..sessions.model import Session
+from .citations import Claim, audit_citations
 from .context import context_info
 from .counting import CountingReport, count
 from .evidence import CheckedVerdict, EvidenceChecker
@@ -83,6 +85,8 @@ class _Outcome(Generic[T]):
 
 class Judge:
     """Turns a ``Session`` into a ``Result`` using any ``JudgeClient``."""
+
+    samples_per_call = 1  # `grade --repeats K` (judge.repeats.RepeatingJudge) sends K
 
     def __init__(
         self,
@@ -167,6 +171,11 @@ class Judge:
     ) -> Result:
         """Grade one session; ``first`` is its ``first_requests`` when the caller already
         rendered them (the engine does, to estimate cost under ``--max-cost``)."""
+        if session.offloaded:  # never judge a reference by its empty placeholder
+            ref = session.offloaded[0]
+            why = "not read; pass a store (grade --store ROOT) to read offloaded results"
+            message = str(ContentRefError(ref.id, str(ref.content_ref), why))
+            return self.error_result(session, message, ErrorKind.CONTENT_REF)
         counting_request, scoring_request = first or self.first_requests(session)
         try:
             self.planner.check_scoring(scoring_request)
@@ -175,7 +184,7 @@ class Judge:
             return self.error_result(session, f"counting call: {exc}", ErrorKind.CONTEXT)
         counted: _Outcome[list[Verdict]] = _Outcome()
         report, scored = await asyncio.gather(
-            count(session, self.planner, plan, self._ask, counted),
+            count(session, self.planner, plan, self._ask, counted, sample=counting_request.sample),
             self._ask(scoring_request, parse_scoring),
         )
         return self._assemble(session, counted, scored, report)
@@ -277,6 +286,15 @@ class Judge:
         answers = [(c.verdict.check, _counts_as_yes(c, strict)) for c in checked]
         ratios = compute_ratios(judged, answers)
         verdict, reasons = self.policy.decide(ratios, scored.value)
+        audit = audit_citations(
+            session,
+            [
+                Claim(v.id, v.claim or "", yes, v.source if yes else None)
+                for c in checked
+                if (v := c.verdict).check == "grounded"
+                for yes in [_counts_as_yes(c, strict)]
+            ],
+        )
         quotes = [c.evidence_verified for c in checked] + [
             c.claim_verified for c in checked if c.claim_verified is not None
         ]
@@ -292,6 +310,7 @@ class Judge:
             verdicts=[_verdict_record(c) for c in checked],
             verdict=verdict,
             verdict_reasons=reasons,
+            citations=audit.summary(),
             evidence=EvidenceSummary(
                 verified=verified,
                 total=len(quotes),
