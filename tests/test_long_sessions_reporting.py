@@ -76,3 +76,12 @@ async def test_compare_shows_the_change_in_tokens_pulled_without_flagging_it() -
     assert all(f.metric not in rows for f in cmp.flags)
     assert "tokens_pulled" in render_text(cmp) and "tokens_pulled" in cmp.to_dict()["context"]
     assert "tokens_pulled" in render_html(build_report(current, baseline=baseline))
+
+
+async def test_flat_rows_carry_the_context_columns() -> None:
+    from research_judge.results.table import result_rows
+
+    [row] = result_rows(await graded([("big", 40, 2000)]))
+    assert row["context.references"] == row["context.references_judged"] == 40
+    assert row["context.counting_calls"] > 1 and row["context.not_judged"] == 0
+    assert 0 < row["context.used_token_share"] < 1
