@@ -14,11 +14,15 @@ class ExitCode(IntEnum):
     """Every exit status of the command line, defined here once."""
 
     OK = 0
-    FLAGGED = 1  # compare flagged a drop, tasks found a regression; an unclassified error
+    FLAGGED = 1  # a gate failed: compare flagged a drop, tasks found a regression
     FAILED = 2  # bad input, flags or configuration; a session that could not be graded
     PROVIDER_DOWN = 3  # the provider was unreachable or refused us (a grade run resumes)
     STOPPED = 4  # --max-cost stopped the run before every session was sent
+    OUTPUT_FAILED = 5  # an output could not be written
+    INTERNAL = 70  # a bug (sysexits' EX_SOFTWARE): never 1, so it cannot pass for a gate
     INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
+    PIPE_CLOSED = 141  # 128 + SIGPIPE: the reader of stdout left (`| head`)
+    TERMINATED = 143  # 128 + SIGTERM
 
 
 class ErrorKind(StrEnum):
@@ -34,9 +38,12 @@ class ErrorKind(StrEnum):
 
 
 class ResearchJudgeError(Exception):
-    """Base of every error this package raises on purpose."""
+    """Base of every error this package raises on purpose.
 
-    exit_code: ExitCode = ExitCode.FLAGGED
+    One that reaches the command line without a more specific class is a bug in the mapping.
+    """
+
+    exit_code: ExitCode = ExitCode.INTERNAL
 
 
 # --- the user's mistakes -------------------------------------------------------------------
@@ -76,6 +83,12 @@ class ContentRefError(UserError):
 
 class ReplayMissError(UserError):
     """Replay was asked for an exchange that was never recorded."""
+
+
+class OutputError(ResearchJudgeError):
+    """An output cannot be written (disk full, read-only, not a regular file)."""
+
+    exit_code = ExitCode.OUTPUT_FAILED
 
 
 # --- the judge's misbehaviour ----------------------------------------------------------------

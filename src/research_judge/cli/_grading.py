@@ -32,6 +32,7 @@ from ..judge.prompts import PromptSet
 from ..results.model import iter_results
 from ..results.summary import format_summary, summarize
 from ..sessions.store import open_store, resolve_session
+from ._grade_ci import emit_grade_ci
 
 
 def client_settings(args: argparse.Namespace) -> ClientSettings:
@@ -195,6 +196,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             print(f"input: {len(stats.input_errors)} bad line(s) skipped (listed above)", file=out)
         if stats.repaired_torn_line:
             print(f"resumed: repaired the unfinished last line of {args.out}", file=out)
+    emit_grade_ci(args, order, stats.input_errors, stopped=stats.stopped)
     if stats.stopped == "budget":
         left = stats.selected - summary.sessions
         print(

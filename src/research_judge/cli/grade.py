@@ -13,7 +13,9 @@ from ..clients.chain import ClientSettings, default_cache_dir
 from ..engine.select import Selection
 from ..judge.grader import JudgeSettings
 from ..judge.policy import VerdictPolicy
+from ._ci import add_ci_flags, check_stdout, main_output
 from ._help import DefaultsFormatter
+from .config import add_config_flag
 
 # Flag defaults come from the library's own defaults: one setting, one default.
 _JUDGE, _POLICY = JudgeSettings(), VerdictPolicy()
@@ -86,7 +88,7 @@ def register(subparsers: Any) -> None:
         help="count a 'yes' whose quote cannot be found in the text as 'no' in the ratios",
     )
     pol = p.add_argument_group("verdict policy (flags override --config)")
-    pol.add_argument("--config", metavar="FILE", help="TOML file with a [policy] table")
+    add_config_flag(pol, " plus [policy] for the verdict policy")
     for name, kind in (
         ("effectiveness", int),
         ("fluff", int),
@@ -160,6 +162,7 @@ def register(subparsers: Any) -> None:
         help="only sessions whose metadata KEY equals VALUE (repeatable)",
     )
     p.add_argument("--json", action="store_true", help="print the closing summary as JSON")
+    add_ci_flags(p)
     p.set_defaults(run=run_grade)
 
 
@@ -178,4 +181,5 @@ def _temperature(text: str) -> float | None:
 def run_grade(args: argparse.Namespace) -> int:
     from ._grading import execute
 
-    return asyncio.run(execute(args, sys.stderr, sys.stdout))
+    check_stdout(args)
+    return asyncio.run(execute(args, sys.stderr, main_output(args)))
