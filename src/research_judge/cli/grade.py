@@ -66,6 +66,13 @@ def register(subparsers: Any) -> None:
         help="sampling temperature; 'none' sends none (reasoning models accept only their own)",
     )
     judge.add_argument(
+        "--context-window",
+        type=int,
+        metavar="TOKENS",
+        help="the judge model's context window (default: the shipped table, or context_window "
+        "in --prices FILE); sessions larger than one call are split across calls",
+    )
+    judge.add_argument(
         "--repeats",
         type=int,
         default=1,
