@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from ._help import DefaultsFormatter
+from .config import add_config_flag
 
 FORMATS = (
     "openai-chat",
@@ -52,6 +53,7 @@ def register(subparsers: Any) -> None:
         "'ref' becomes the reference's content_ref, read at grading time by grade --store",
     )
     p.add_argument("--quiet", action="store_true", help="print no summary line")
+    add_config_flag(p)
     p.set_defaults(run=run_convert)
 
 
