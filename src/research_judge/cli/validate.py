@@ -19,8 +19,9 @@ agrees on the first far more than the second), an exact McNemar test of the dire
 disagreement, per-criterion weighted kappa, a length-bias test, and how many more labels would
 make the numbers precise. Sessions the judge errored on are left out and listed, never counted.
 It also corrects the judge's pass rate over the whole results file for the judge's measured
-errors (Rogan-Gladen). Exit 0, or 1 when a --min-kappa / --min-fail-agreement bar is not met
-(each failed bar is printed), or 2 on bad input.
+errors (Rogan-Gladen), and with --suggest N lists the unlabelled sessions worth labelling next.
+Exit 0, or 1 when a --min-kappa / --min-fail-agreement bar is not met (each failed bar is
+printed), or 2 on bad input.
 """
 
 
