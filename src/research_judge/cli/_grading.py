@@ -13,6 +13,7 @@ from typing import TextIO
 
 from ..clients.base import JudgeClient, JudgeRequest, JudgeResponse
 from ..clients.chain import ClientSettings, build_client
+from ..clients.jury import JuryClient, build_jury
 from ..cost.prices import PriceTable
 from ..cost.windows import ModelLimits, WindowTable
 from ..engine import (
@@ -74,6 +75,8 @@ def build_judge(
         temperature=args.temperature,
     )
     repeats = getattr(args, "repeats", 1)
+    if isinstance(client, JuryClient):
+        repeats = len(client)
     if repeats != 1:
         from ..judge.repeats import RepeatingJudge
 
@@ -102,6 +105,9 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     prices = PriceTable.load(args.prices)
     if getattr(args, "repeats", 1) < 1:
         raise ConfigError(f"--repeats must be 1 or more, got {args.repeats}")
+    jury = [s for s in (getattr(args, "jury", None) or "").split(",") if s.strip()]
+    if jury and args.repeats != 1:
+        raise ConfigError("--jury and --repeats cannot be combined: each juror gives one sample")
     if args.dry_run:
         return await _dry_run(args, selection, prices, err, out)
     if getattr(args, "repeats", 1) > 1 and args.temperature == 0:
@@ -111,7 +117,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             file=err,
         )
     store = open_store(args.store) if args.store else None
-    client = build_client(settings)
+    client = build_jury(settings, jury) if jury else build_client(settings)
     try:
         # After the client: a bad flag is reported alone, before any notice.
         judge = build_judge(args, client, prices, judge_limits(args, err))
@@ -257,6 +263,12 @@ async def _dry_run(
         "re-asks and provider prompt-cache discounts are not included.",
         file=out,
     )
+    if getattr(args, "jury", None):
+        print(
+            "with --jury: this counts the --model judge only; each added juror sends as many "
+            "calls again, at its own prices",
+            file=out,
+        )
     if unread:
         print(
             f"{unread} session(s) have offloaded references (content_ref) counted as empty: "

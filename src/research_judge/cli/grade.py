@@ -81,6 +81,13 @@ def register(subparsers: Any) -> None:
         "majority verdict, mean ratios and median scores, and every sample is kept in its "
         "result for `research-judge stability` (default 1)",
     )
+    judge.add_argument(
+        "--jury",
+        metavar="SPEC[,SPEC...]",
+        help="add jurors to the --provider/--model judge (provider:model or model, comma "
+        "separated): each grades every session once and the session gets their majority, as "
+        "with --repeats; `research-judge stability` then measures how far they agree",
+    )
     judge.add_argument("--prompts", metavar="DIR", help="folder of prompt templates to use")
     judge.add_argument(
         "--strict-evidence",

@@ -8,7 +8,7 @@ _IDS_PER_LINE = 8
 TESTS_NOTE = (
     "p: pass rate, exact McNemar; criteria, exact signed-rank test on changes at the stored "
     "precision (tied ranks permuted exactly; the sign test when every change is the same size; "
-    "normal approximation above 400 moved sessions)"
+    "normal approximation above 200 moved sessions)"
 )
 
 

@@ -164,6 +164,7 @@ class Sample(_Model):
     ratios: Ratios | None = None
     scores: dict[str, int] = Field(default_factory=dict)
     error: str | None = None
+    juror: str | None = None  # with `grade --jury`: the provider/model that gave this sample
 
 
 class Repeats(_Model):
