@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test lint typecheck pytest demo bench clean test-local clean-local
+.PHONY: test lint typecheck pytest demo bench bench-long clean test-local clean-local
 
 # The opt-in local lane (not part of `make test`): llama.cpp's Python server with a 135M model.
 # llama-cpp-python ships only as an sdist: its wheel is built once (minutes, niced) and cached
@@ -44,6 +44,10 @@ demo: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 	$(BIN)/python benchmarks/bootstrap_kappa.py
+	$(BIN)/python benchmarks/bench_long_sessions.py
+
+bench-long: $(STAMP)
+	$(BIN)/python benchmarks/bench_long_sessions.py
 
 $(LOCAL)/.installed:
 	mkdir -p $(LOCAL)/wheels

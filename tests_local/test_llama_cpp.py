@@ -30,7 +30,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 LANE = ROOT / ".local-lane"
 N_CTX = 4096
-CAPS = ("--counting-max-tokens", "768", "--scoring-max-tokens", "384")
+# The window is told to the planner, which sizes every counting call to fit it.
+CAPS = ("--counting-max-tokens", "768", "--scoring-max-tokens", "384", "--context-window", "4096")
 FIGURES: dict[str, Any] = {}
 
 pytestmark = pytest.mark.skipif(

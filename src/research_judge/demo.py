@@ -3,9 +3,13 @@
 1. grade the bundled sessions with the recorded (hand-authored) judge replies, then a file with
    bad lines (each reported by file:line, the good sessions still graded);
 2. validate the judge against the bundled human labels;
-3. grade the previous agent version's answers to the same questions and compare, per criterion;
+   then which sessions to label next (``validate --suggest``);
+3. grade the previous agent version's answers to the same questions and compare, per criterion
+   (and with ``--rejudged``);
 4. write the HTML and Markdown reports;
-5. the deterministic task harness on two scripted agent versions.
+5. convert agent logs (OpenTelemetry, Anthropic, OpenAI), grade them with an offloaded tool
+   result read back from the store, and show the citation audit;
+6. the deterministic task harness on two scripted agent versions.
 
 Each step runs the real ``research-judge`` command and prints it. The fixtures ship inside the
 wheel (``research_judge/_fixtures``); the demo copies them into its folder first, so every
@@ -14,13 +18,14 @@ command it prints can be run again from there, by hand, on files the user can re
 
 from __future__ import annotations
 
+import importlib
 import shlex
 import shutil
 import sys
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from .errors import ConfigError
 
@@ -124,6 +129,19 @@ def _steps(out: Path, fix: Path, stream: TextIO) -> None:
         *("--min-kappa", "0.4", "--min-fail-agreement", "0.7"),
         ok=(0, 1),
     )
+    # A team labels in rounds: with the first 12 labels, which of the other 8 sessions next?
+    first_round = out / "labels-first-12.csv"
+    first_round.write_text(
+        "".join((fix / "labels.csv").read_text(encoding="utf-8").splitlines(True)[:13]),
+        encoding="utf-8",
+    )
+    _step(
+        stream,
+        "validate --suggest: after a first round of 12 labels, which sessions to label next",
+        *("validate", str(results), "--labels", str(first_round), "--bootstrap", "2000"),
+        *("--suggest", "4", "--suggest-out", str(out / "label-next.csv")),
+    )
+    print((out / "label-next.csv").read_text(encoding="utf-8"), file=stream)
     _grade(
         stream,
         "grade the previous agent version (v11) on the same questions, same recorded judge",
@@ -139,12 +157,71 @@ def _steps(out: Path, fix: Path, stream: TextIO) -> None:
     )
     _step(
         stream,
+        "compare --rejudged: judge shift or agent change? The judge did not change here, so the "
+        "baseline graded by the current judge is the baseline itself: every move is the agent's",
+        *("compare", str(baseline), str(results), "--rejudged", str(baseline)),
+        ok=(0, 1),
+    )
+    _step(
+        stream,
         "report: one self-contained HTML file (and Markdown for CI comments)",
         *("report", str(results), "--labels", labels),
         *("--html", str(out / "report.html"), "--md", str(out / "report.md")),
         *("--baseline", str(baseline)),
     )
+    _agent_logs(out, fix, stream)
     _harness(out, fix, stream)
+
+
+def _fixture_module(out: Path, name: str) -> Any:
+    """A module of the copied fixtures (``fixtures.<name>``), imported from ``out``."""
+    if str(out.resolve()) not in sys.path:
+        sys.path.insert(0, str(out.resolve()))
+    return importlib.import_module(f"fixtures.{name}")
+
+
+def _agent_logs(out: Path, fix: Path, stream: TextIO) -> None:
+    from .results.model import read_results
+
+    logs_module = _fixture_module(out, "agent_logs")
+    logs = fix / "agent_logs"
+    replay = ("--replay", str(fix / "recordings"), "--quiet")
+    parts = []
+    for fmt, name in logs_module.LOGS:
+        part = out / f"agent-{fmt}.jsonl"
+        _step(
+            stream,
+            f"convert: {fmt} log -> sessions (references keep their agent, tool and arguments)",
+            *("convert", fmt, str(logs / name), "--out", str(part)),
+            *("--stub-pattern", logs_module.STUB_PATTERN),
+        )
+        parts.append(part)
+    sessions, results = out / "agent-sessions.jsonl", out / "agent-results.jsonl"
+    sessions.write_text("".join(p.read_text(encoding="utf-8") for p in parts), encoding="utf-8")
+    print(f"\n(joined {', '.join(p.name for p in parts)} into {sessions.name})", file=stream)
+    _step(
+        stream,
+        "grade the converted logs; the offloaded tool result is read from the store",
+        *("grade", str(sessions), "--out", str(results), *JUDGE, *replay),
+        *("--store", str(logs / "store")),
+    )
+    print(
+        "\n=== the citation audit: each claim's citations against the judge's verdict", file=stream
+    )
+    for r in read_results(results):
+        audit = r.citations
+        if audit is None:
+            continue
+        statuses = ", ".join(f"{c.id} {c.status}" for c in audit.claims)
+        print(
+            f"{r.session_id}: precision {_num(audit.precision)}, recall {_num(audit.recall)} "
+            f"({statuses})",
+            file=stream,
+        )
+
+
+def _num(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
 
 
 def _harness(out: Path, fix: Path, stream: TextIO) -> None:

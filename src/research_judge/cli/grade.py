@@ -13,7 +13,10 @@ from ..clients.chain import ClientSettings, default_cache_dir
 from ..engine.select import Selection
 from ..judge.grader import JudgeSettings
 from ..judge.policy import VerdictPolicy
+from ._ci import add_ci_flags, check_stdout, main_output
 from ._help import DefaultsFormatter
+from ._stdin import STDIN, spooled_stdin
+from .config import add_config_flag
 
 # Flag defaults come from the library's own defaults: one setting, one default.
 _JUDGE, _POLICY = JudgeSettings(), VerdictPolicy()
@@ -32,7 +35,9 @@ def register(subparsers: Any) -> None:
         ),
         formatter_class=DefaultsFormatter,
     )
-    p.add_argument("sessions", metavar="SESSIONS.jsonl", help="logged sessions, one per line")
+    p.add_argument(
+        "sessions", metavar="SESSIONS.jsonl", help="logged sessions, one per line (- for stdin)"
+    )
     p.add_argument("--out", required=True, metavar="RESULTS.jsonl", help="results file (resumed)")
     judge = p.add_argument_group("judge")
     judge.add_argument("--provider", default=_CLIENT.provider, help="openai or anthropic")
@@ -74,7 +79,8 @@ def register(subparsers: Any) -> None:
         type=int,
         default=_JUDGE.counting_max_tokens,
         metavar="N",
-        help="output token cap of the counting call",
+        help="output token allowance of the counting call: the least it is sent with (more when "
+        "its references need more and the window has room)",
     )
     judge.add_argument(
         "--scoring-max-tokens",
@@ -90,6 +96,13 @@ def register(subparsers: Any) -> None:
         "such as research-judge serve-fake; the request body does not change",
     )
     judge.add_argument(
+        "--context-window",
+        type=int,
+        metavar="TOKENS",
+        help="the judge model's context window (default: the shipped table, or context_window "
+        "in --prices FILE); sessions larger than one call are split across calls",
+    )
+    judge.add_argument(
         "--repeats",
         type=int,
         default=1,
@@ -98,6 +111,13 @@ def register(subparsers: Any) -> None:
         "majority verdict, mean ratios and median scores, and every sample is kept in its "
         "result for `research-judge stability` (default 1)",
     )
+    judge.add_argument(
+        "--jury",
+        metavar="SPEC[,SPEC...]",
+        help="add jurors to the --provider/--model judge (provider:model or model, comma "
+        "separated): each grades every session once and the session gets their majority, as "
+        "with --repeats; `research-judge stability` then measures how far they agree",
+    )
     judge.add_argument("--prompts", metavar="DIR", help="folder of prompt templates to use")
     judge.add_argument(
         "--strict-evidence",
@@ -105,7 +125,7 @@ def register(subparsers: Any) -> None:
         help="count a 'yes' whose quote cannot be found in the text as 'no' in the ratios",
     )
     pol = p.add_argument_group("verdict policy (flags override --config)")
-    pol.add_argument("--config", metavar="FILE", help="TOML file with a [policy] table")
+    add_config_flag(pol, " plus [policy] for the verdict policy")
     for name, kind in (
         ("effectiveness", int),
         ("fluff", int),
@@ -148,6 +168,13 @@ def register(subparsers: Any) -> None:
         type=Path,
         help=f"response cache folder (default: {default_cache_dir()}, or under $XDG_CACHE_HOME)",
     )
+    run.add_argument(
+        "--store",
+        metavar="ROOT",
+        help="where offloaded tool results live (references with content_ref): a folder or "
+        "s3://bucket/prefix on any S3-compatible store, endpoint and credentials from the AWS "
+        "environment (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, ...); needs research-judge[s3] for s3",
+    )
     run.add_argument("--record", metavar="DIR", help="save every judge exchange as JSON in DIR")
     run.add_argument("--replay", metavar="DIR", help="answer only from exchanges saved in DIR")
     run.add_argument(
@@ -172,6 +199,7 @@ def register(subparsers: Any) -> None:
         help="only sessions whose metadata KEY equals VALUE (repeatable)",
     )
     p.add_argument("--json", action="store_true", help="print the closing summary as JSON")
+    add_ci_flags(p)
     p.set_defaults(run=run_grade)
 
 
@@ -190,4 +218,9 @@ def _temperature(text: str) -> float | None:
 def run_grade(args: argparse.Namespace) -> int:
     from ._grading import execute
 
-    return asyncio.run(execute(args, sys.stderr, sys.stdout))
+    check_stdout(args)
+    if args.sessions != STDIN:
+        return asyncio.run(execute(args, sys.stderr, main_output(args)))
+    with spooled_stdin() as path:
+        args.sessions = str(path)
+        return asyncio.run(execute(args, sys.stderr, main_output(args)))

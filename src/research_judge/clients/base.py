@@ -26,13 +26,14 @@ class Material:
     """What a request asks about, as data rather than prompt text.
 
     ``reference_ids`` are the references the prompt shows (none for scoring); ``claims`` is the
-    claim list when the caller fixed it, else None (the judge finds the claims). Fake and
+    claim list, as (id, text) pairs, when the caller fixed it (a counting call split across
+    calls lists the first call's claims), else None (the judge finds the claims). Fake and
     scripted judges answer from this instead of reading the prompt back; real judges never see
     it, and it is not part of the request's key, so recordings and the cache ignore it.
     """
 
     reference_ids: tuple[str, ...] = ()
-    claims: tuple[str, ...] | None = None
+    claims: tuple[tuple[str, str], ...] | None = None  # (claim id, claim text) when fixed
 
 
 @dataclass(frozen=True)

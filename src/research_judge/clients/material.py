@@ -27,7 +27,7 @@ def encode_material(request: JudgeRequest) -> str:
             "call": request.call,
             "session_id": request.session_id,
             "reference_ids": list(material.reference_ids),
-            "claims": None if material.claims is None else list(material.claims),
+            "claims": None if material.claims is None else [list(c) for c in material.claims],
         },
         ensure_ascii=True,
         separators=(",", ":"),
@@ -44,7 +44,8 @@ def decode_material(value: str) -> tuple[CallKind, str, Material]:
         claims = data.get("claims")
         if call not in ("counting", "scoring") or not isinstance(data["reference_ids"], list):
             raise ValueError("unknown call kind or reference ids not a list")
-        material = Material(ids, None if claims is None else tuple(str(c) for c in claims))
+        fixed = None if claims is None else tuple((str(i), str(t)) for i, t in claims)
+        material = Material(ids, fixed)
     except (ValueError, KeyError, TypeError) as exc:
         raise MaterialMissing(f"unreadable {MATERIAL_HEADER} header: {exc}") from None
     return call, session_id, material

@@ -31,7 +31,7 @@ from research_judge.clients._http import DEFAULT_TIMEOUT, OpenAIMode
 from research_judge.clients._transport import JsonPoster, is_local
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
 from research_judge.clients.material import MATERIAL_HEADER, encode_material
-from research_judge.errors import ApiError, ConfigError, JudgeRefusal
+from research_judge.errors import ApiError, ConfigError, JudgeRefusal, OutputTruncated
 from research_judge.judge.verdicts import with_text_limits
 
 TokenLimitField = Literal["max_completion_tokens", "max_tokens"]
@@ -177,7 +177,7 @@ class OpenAIClient:
         choice = completion.choices[0]
         finish = choice.finish_reason
         if finish == "length":
-            raise JudgeRefusal(f"{label}: reply truncated at max_output_tokens")
+            raise OutputTruncated(f"{label}: reply truncated at max_output_tokens")
         if finish == "content_filter":
             raise JudgeRefusal(f"{label}: reply withheld by the provider's content filter")
         message = choice.message
@@ -195,7 +195,7 @@ class OpenAIClient:
             raise JudgeRefusal(f"{label}: the reply was empty")
         if _cut_at_budget(content, completion, request):
             # Servers in tool mode report "tool_calls" even when the cap cut the arguments.
-            raise JudgeRefusal(
+            raise OutputTruncated(
                 f"{label}: reply truncated at max_output_tokens (unfinished JSON at the end of "
                 f"the {request.max_output_tokens}-token budget)"
             )
@@ -230,9 +230,15 @@ class OpenAIClient:
         detail = message if isinstance(message, str) else json.dumps(inner)
         if 300 <= status < 400:
             detail = f"redirected to {headers.get('Location', '?')}; check the base URL"
-        refused = _http.format_rejection(self.provider, self.mode, self.base_url, status, detail)
-        if refused is not None:
-            return refused
+        code = error.get("code") if isinstance(error.get("code"), str) else None
+        # A context refusal may name the tools or response format too; it is re-planned, not a
+        # refused mode.
+        if not _http.is_context_error(status, code, detail):
+            refused = _http.format_rejection(
+                self.provider, self.mode, self.base_url, status, detail
+            )
+            if refused is not None:
+                return refused
         return _http.error_for_status(
             provider=self.provider,
             status=status,
@@ -243,6 +249,7 @@ class OpenAIClient:
             env_var=_ENV_KEY,
             # OpenAI sends 429 for an exhausted quota too; waiting will not fix that one.
             permanent=error.get("code") == "insufficient_quota",
+            code=code,
         )
 
 

@@ -25,6 +25,7 @@ from tenacity.wait import wait_base, wait_random_exponential
 
 from ..errors import (
     ApiError,
+    ContextLengthError,
     ProviderDownError,
     RateLimitError,
     RequestFormatError,
@@ -237,6 +238,10 @@ class ResilientClient:
             self.rate_limited += 1
             self.limiter.on_rate_limited(epoch)
             self.health.failure(exc)
+            raise
+        except ContextLengthError:
+            # The provider answered, and will answer the same: the judge re-plans the request.
+            self.health.success()
             raise
         except ApiError as exc:
             self.health.failure(exc)

@@ -108,6 +108,8 @@ class Comparison:
     threshold: float
     critical_threshold: float
     warnings: list[str] = field(default_factory=list)
+    # Tokens pulled per session and used token share (``compare.context``); never flagged.
+    context: list[MetricDelta] = field(default_factory=list)
     # With --rejudged: each metric's delta split into judge shift and agent change.
     decomposition: Decomposition | None = None
 
@@ -125,7 +127,7 @@ class Comparison:
 
     @property
     def metrics(self) -> list[MetricDelta]:
-        """The pass rate, then the six criteria: the rows of every comparison table."""
+        """The pass rate, then the criteria and citation ratios: the rows of every table."""
         return [self.pass_rate, *self.criteria.values()]
 
     def flag_for(self, metric: str) -> Flag | None:
@@ -165,5 +167,6 @@ class Comparison:
             "threshold": self.threshold,
             "critical_threshold": self.critical_threshold,
             "warnings": list(self.warnings),
+            "context": {m.metric: m.to_dict() for m in self.context},
             **extra,
         }

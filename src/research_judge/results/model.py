@@ -23,6 +23,8 @@ from ..errors import ErrorKind, InputFileError
 from ..judge import verdicts
 
 RATIO_NAMES = ("relevance", "utilization", "grounding")
+# The citation audit's two ratios (judge/citations.py); reported and compared, not in the policy.
+CITATION_NAMES = ("citation_precision", "citation_recall")
 SCORE_NAMES: tuple[str, ...] = verdicts.CRITERIA  # the judge's scoring criteria, one list
 CRITERIA = RATIO_NAMES + SCORE_NAMES
 
@@ -104,6 +106,52 @@ class EvidenceSummary(_Model):
     share: float | None = None
 
 
+class NotJudgedClaim(_Model):
+    id: str
+    claim: str = ""
+
+
+class ContextInfo(_Model):
+    """How big the session's trajectory was and what judging it took (contract section 11)."""
+
+    trajectory_tokens: int = 0
+    references: int = 0
+    references_judged: int = 0
+    largest_reference_tokens: int = 0
+    duplicate_references: int = 0
+    used_token_share: float | None = None
+    counting_calls: int = 0
+    split: bool = False
+    not_judged_references: list[str] = Field(default_factory=list)
+    not_judged_claims: list[NotJudgedClaim] = Field(default_factory=list)
+    not_judged_reasons: list[str] = Field(default_factory=list)
+
+    @property
+    def not_judged(self) -> int:
+        """References plus claims that no call could judge."""
+        return len(self.not_judged_references) + len(self.not_judged_claims)
+
+
+class ClaimCitation(_Model):
+    """One claim of the answer: its citations and what the audit made of them."""
+
+    id: str
+    status: str  # correct, misattributed, unsupported, fabricated, uncited, ungrounded, unlocated
+    cited: list[str | None] = Field(default_factory=list)  # None: points outside the trajectory
+    source: str | None = None  # the judge's supporting reference, when grounded
+
+
+class CitationSummary(_Model):
+    """The citation audit of one answer (see ``judge.citations`` for the definitions)."""
+
+    precision: float | None = None
+    recall: float | None = None
+    counts: dict[str, int] = Field(default_factory=dict)
+    citations: int = 0
+    fabricated_citations: int = 0
+    claims: list[ClaimCitation] = Field(default_factory=list)
+
+
 class AnswerStats(_Model):
     chars: int = 0
     words: int = 0
@@ -116,6 +164,7 @@ class Sample(_Model):
     ratios: Ratios | None = None
     scores: dict[str, int] = Field(default_factory=dict)
     error: str | None = None
+    juror: str | None = None  # with `grade --jury`: the provider/model that gave this sample
 
 
 class Repeats(_Model):
@@ -138,7 +187,10 @@ class Result(_Model):
     judge: JudgeInfo | None = None
     usage: UsageInfo = Field(default_factory=UsageInfo)
     evidence: EvidenceSummary = Field(default_factory=EvidenceSummary)
+    citations: CitationSummary | None = None  # absent in results written before the audit
     answer_stats: AnswerStats = Field(default_factory=AnswerStats)
+    # None in results written before context diagnostics existed.
+    context: ContextInfo | None = None
     question: str = ""
     metadata: dict[str, Any] = Field(default_factory=dict)
     repeats: Repeats | None = None  # only with `grade --repeats K`; absent from the line otherwise
@@ -162,6 +214,12 @@ class Result(_Model):
             if self.scores is None or name not in self.scores:
                 return None
             return (self.scores[name].score - 1) / 2
+        if name in CITATION_NAMES:
+            if self.citations is None:
+                return None
+            if name == "citation_precision":
+                return self.citations.precision
+            return self.citations.recall
         raise KeyError(name)
 
     def to_json_line(self) -> str:

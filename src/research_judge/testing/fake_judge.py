@@ -47,11 +47,8 @@ def fake_reply(call: CallKind, session_id: str, material: Material) -> dict[str,
                     "source": None,
                 }
             )
-    taken = set(material.reference_ids)
     sources = material.reference_ids
-    for n, claim in enumerate(material.claims or ()):
-        claim_id = _free_id(n + 1, taken)
-        taken.add(claim_id)
+    for n, (claim_id, claim) in enumerate(material.claims or ()):
         grounded = bool(sources) and _roll(session_id, claim) % 5 != 0
         verdicts.append(
             {
@@ -98,12 +95,6 @@ def _score(session_id: str, criterion: str) -> dict[str, Any]:
         "evidence": "",
         "score": score,
     }
-
-
-def _free_id(n: int, taken: set[str]) -> str:
-    while f"c{n}" in taken:
-        n += 1
-    return f"c{n}"
 
 
 def _roll(*parts: str) -> int:
