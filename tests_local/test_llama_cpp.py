@@ -90,7 +90,8 @@ def sessions(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _posts(log: Path) -> int:
-    return log.read_text(errors="replace").count("POST /v1/chat/completions")
+    # Access-log lines only: the server's tracebacks quote the route too.
+    return log.read_text(errors="replace").count('"POST /v1/chat/completions HTTP/1.1"')
 
 
 def _grade(base_url: str, sessions: Path, out: Path, mode: str) -> subprocess.CompletedProcess[str]:
