@@ -121,9 +121,9 @@ def test_a_real_small_model_yields_a_verdict_or_an_error_per_session(
     assert [r["session_id"] for r in results] == expected
     for r in results:
         assert (r["verdict"] is None) == (r["error"] is not None)
-        assert r["verdict"] in ("pass", "fail") or r["error_kind"] in (
-            "judge_output", "api", "client"
-        )  # fmt: skip
+        # Any error kind is pipeline behaviour (a cut reply, a window too small, ...); an error
+        # without its kind is not.
+        assert r["verdict"] in ("pass", "fail") or r["error_kind"]
     assert done.returncode == (2 if any(r["error"] for r in results) else 0)
     # Every request the server answered fitted its context, output cap included.
     for path in (tmp_path / "recorded").glob("*.json"):
