@@ -17,7 +17,7 @@ import pytest
 import trustme
 from aiohttp import web
 
-from research_judge.clients._transport import env_proxy
+from research_judge.clients._proxy import env_proxy
 from research_judge.clients.anthropic import AnthropicClient
 from research_judge.clients.base import JudgeRequest, Message
 from research_judge.clients.openai import OpenAIClient
