@@ -8,6 +8,7 @@ Replay replaces the whole chain and never builds a network client.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 from dataclasses import fields
 from typing import TextIO
@@ -35,17 +36,28 @@ from ..judge.policy import VerdictPolicy, load_policy
 from ..judge.prompts import PromptSet
 from ..results.model import iter_results
 from ..results.summary import format_summary, summarize
+from ._batch import (
+    BATCH_SESSIONS_IN_FLIGHT,
+    batch_client,
+    batch_counters,
+    batch_summary,
+    resume_hint,
+)
 from .grade import EXIT_FAILED_ITEMS, EXIT_OK, EXIT_PROVIDER_DOWN, EXIT_STOPPED, default_cache_dir
 
 
-def build_client(args: argparse.Namespace) -> JudgeClient:
+def build_client(args: argparse.Namespace, err: TextIO | None = None) -> JudgeClient:
     if args.replay:
         return ReplayClient(args.replay, provider=args.provider, model=args.model)
     client: JudgeClient = make_client(
         args.provider, args.model, base_url=args.base_url, mode=args.mode, timeout=args.timeout
     )
-    policy = RetryPolicy(attempts=args.retries + 1, down_after=args.down_after)
-    client = ResilientClient(client, concurrency=args.concurrency, policy=policy)
+    if getattr(args, "batch", False):
+        # Batches replace the per-request retries and limits: the provider schedules the work.
+        client = batch_client(args, client, err)
+    else:
+        policy = RetryPolicy(attempts=args.retries + 1, down_after=args.down_after)
+        client = ResilientClient(client, concurrency=args.concurrency, policy=policy)
     if not args.no_cache:
         client = CachingClient(client, args.cache_dir or default_cache_dir())
     if args.record:
@@ -77,15 +89,20 @@ def _check_args(args: argparse.Namespace) -> None:
         raise ConfigError(f"--retries must be 0 or more, got {args.retries}")
     if args.record and args.replay:
         raise ConfigError("--record and --replay cannot be used together")
+    if getattr(args, "batch", False) and args.replay:
+        raise ConfigError("--batch sends to the provider; --replay never does: choose one")
 
 
 async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     _check_args(args)
     selection = Selection(where=parse_where(args.where), sample=args.sample, seed=args.seed)
+    batch = bool(getattr(args, "batch", False))
     prices = PriceTable.load(args.prices)
+    if batch:
+        prices = prices.for_batch()  # --dry-run, --max-cost and every result's cost
     if args.dry_run:
         return _dry_run(args, selection, prices, err, out)
-    client = build_client(args)
+    client = build_client(args, err)
     try:
         judge = build_judge(args, client, prices)
         budget = (
@@ -105,9 +122,11 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
                 args.out,
                 judge,
                 RunOptions(
-                    concurrency=args.concurrency,
+                    # In batch mode a session waits for its batch, not for a connection.
+                    concurrency=BATCH_SESSIONS_IN_FLIGHT if batch else args.concurrency,
                     retry_errors=args.retry_errors,
                     selection=selection,
+                    window=BATCH_SESSIONS_IN_FLIGHT if batch else None,
                 ),
                 progress=progress,
                 budget=budget,
@@ -121,6 +140,10 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
                 file=err,
             )
             return EXIT_PROVIDER_DOWN
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            if batch:
+                print(resume_hint(args.out), file=err)
+            raise
     finally:
         await client.aclose()
 
@@ -167,6 +190,8 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             print(f"input: {len(stats.input_errors)} bad line(s) skipped (listed above)", file=out)
         if stats.repaired_torn_line:
             print(f"resumed: repaired the unfinished last line of {args.out}", file=out)
+        if batch and (counters := batch_counters(client)) is not None:
+            print(batch_summary(counters, args.out), file=out)
     if stats.stopped == "budget":
         left = stats.selected - summary.sessions
         print(
@@ -206,6 +231,8 @@ def _dry_run(
         tokens_out += e.output_tokens
         cost += e.cost_usd or 0.0
     shown = f"${cost:.4f}" if known else f"unknown (no price for {args.model!r}; use --prices)"
+    if prices.batch:
+        shown += f" at batch prices (x{prices.batch_multiplier:g} of the standard rates)"
     print(
         f"dry run: {n} session(s), 2 calls each; estimated input tokens {tokens_in}, "
         f"output tokens {tokens_out}, cost {shown} (as of prices {prices.as_of}).\n"

@@ -125,10 +125,15 @@ class OpenAIClient:
             raise ApiError(f"{self.provider} API error: {detail}") from None
         return self.read_completion(raw.content, request)
 
-    def read_completion(self, content: bytes | str, request: JudgeRequest) -> JudgeResponse:
+    def read_completion(
+        self, content: bytes | str | dict[str, Any], request: JudgeRequest
+    ) -> JudgeResponse:
         """Our response from the body of a chat completion (a direct reply or a batch line)."""
         try:
-            completion = _Completion.model_validate_json(content)
+            if isinstance(content, dict):
+                completion = _Completion.model_validate(content)
+            else:
+                completion = _Completion.model_validate_json(content)
         except ValidationError:
             raise ApiError(
                 f"{self.provider} at {self.base_url} answered session {request.session_id!r} "
