@@ -18,9 +18,11 @@ by one status at each poll (OpenAI ``validating`` -> ``in_progress`` -> ``finali
 ``completed``; Anthropic ``in_progress`` -> ``ended``) and finishes at the ``polls_to_finish``-th
 poll. ``fail_line(custom_id, body)`` may return an HTTP status to fail that line (it lands in
 OpenAI's error file, or as an Anthropic ``errored`` result); ``expire_batches`` ends that many
-batches (the first ones created) as expired, every request unanswered. Batches live in the server,
-not the client, so a client killed while a batch is out can pick it up again; ``stats`` counts
-every request received per ``custom_id`` so a test can prove nothing was sent twice.
+batches (the first ones created) as expired, every request unanswered. ``fail_status`` answers
+every direct call with that HTTP status (and ``Retry-After`` when ``retry_after`` is set).
+Batches live in the server, not the client, so a client killed while a batch is out can pick it
+up again; ``stats`` counts every request received per ``custom_id`` so a test can prove nothing
+was sent twice.
 """
 
 from __future__ import annotations
@@ -91,11 +93,15 @@ class FakeBatchServer:
         polls_to_finish: int = 2,
         fail_line: LineFailure | None = None,
         expire_batches: int = 0,
+        fail_status: int | None = None,
+        retry_after: float | None = None,
     ) -> None:
         self.responder: BatchResponder = responder or (lambda body: "{}")
         self.polls_to_finish = max(1, polls_to_finish)
         self.fail_line = fail_line
         self.expire_batches = expire_batches
+        self.fail_status = fail_status
+        self.retry_after = retry_after
         self.stats = BatchServerStats()
         self.batches: dict[str, _Batch] = {}
         self.files: dict[str, bytes] = {}
@@ -196,12 +202,24 @@ class FakeBatchServer:
     async def _chat(self, request: web.Request) -> web.Response:
         self.stats.chat_requests += 1
         body = await request.json()
+        if self.fail_status is not None:
+            return self._failure(_error_body(self.fail_status))
         return web.json_response(await self._openai_completion(body))
 
     async def _message(self, request: web.Request) -> web.Response:
         self.stats.message_requests += 1
         body = await request.json()
+        if self.fail_status is not None:
+            kind = {429: "rate_limit_error", 529: "overloaded_error", 401: "authentication_error"}
+            error = {"type": kind.get(self.fail_status, "api_error"), "message": "simulated"}
+            return self._failure({"type": "error", "error": error})
         return web.json_response(await self._anthropic_message(body))
+
+    def _failure(self, body: dict[str, Any]) -> web.Response:
+        """``fail_status`` for a direct call, with ``Retry-After`` when ``retry_after`` is set."""
+        headers = {} if self.retry_after is None else {"retry-after": f"{self.retry_after:g}"}
+        assert self.fail_status is not None
+        return web.json_response(body, status=self.fail_status, headers=headers)
 
     async def _reply(self, body: dict[str, Any]) -> FakeReply:
         reply = self.responder(body)
