@@ -21,6 +21,7 @@ import pytest
 
 from research_judge.cli import main
 from research_judge.clients.base import JudgeRequest, Message
+from research_judge.clients.batch import BatchState
 from research_judge.results.model import Result, read_results
 from research_judge.testing.fake_batches import FakeBatchServer
 
@@ -240,7 +241,8 @@ def test_kill_minus_nine_while_a_batch_is_out_then_the_rerun_sends_nothing_twice
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         assert srv.stats.batches_created == 1, "the killed client had its batch out"
-        assert len(list(state.glob("*.json"))) == 1
+        recorded = BatchState.load(state).records
+        assert [r.batch_id for r in recorded if r.batch_id] == list(srv.batches)
         srv.polls_to_finish = 1  # the provider finishes the batch meanwhile
         assert main(args) == 0
     assert len(graded(out)) == 5
@@ -256,3 +258,55 @@ def test_batch_and_replay_together_are_refused(
                  "--batch", "--replay", str(tmp_path)])  # fmt: skip
     assert code == 2
     assert "--batch" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_batch_api_that_refuses_our_key_stops_the_run_resumably(
+    tmp_path: Path, provider: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = sessions(tmp_path, 2)
+    out = tmp_path / "o.jsonl"
+    with FakeBatchServer(answer, refuse_batches=401) as srv:
+        assert main([*grade_args(srv, provider, src, out, "--no-cache"), "--batch"]) == 3
+    err = capsys.readouterr().err
+    assert "HTTP 401" in err and "run the same command again" in err and SECRET not in err
+    assert not out.exists() or read_results(out) == []
+
+
+def test_ctrl_c_leaves_the_batch_running_and_says_how_to_resume(tmp_path: Path) -> None:
+    src = sessions(tmp_path, 2)
+    out = tmp_path / "o.jsonl"
+    with FakeBatchServer(answer, polls_to_finish=10_000) as srv:
+        args = grade_args(srv, "openai", src, out, "--no-cache", "--batch")
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent)}
+        proc = subprocess.Popen(
+            [sys.executable, "-c", WORKER.format(args=args)],
+            env=env,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and srv.stats.polls < 2:
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        [batch] = srv.batches.values()
+    assert proc.returncode == 130
+    assert "keep running at the provider" in err and "Run the same command again" in err
+    assert not batch.cancelled
+
+
+async def test_openai_finds_the_batch_made_from_an_upload_through_the_real_sdk() -> None:
+    from research_judge.clients.batch.providers import OpenAIBatches
+    from research_judge.clients.openai import OpenAIClient
+
+    with FakeBatchServer(answer) as srv:
+        direct = OpenAIClient(MODELS["openai"], api_key=SECRET, base_url=srv.openai_base_url)
+        api = OpenAIBatches(direct)
+        line, _ = api.line("k1", JudgeRequest("scoring", "s", (Message("user", "u"),), "x", {}))
+        first, second = await api.upload([line]), await api.upload([line])
+        assert first is not None and second is not None
+        made = await api.submit([], first)
+        assert await api.find(first) == made
+        assert await api.find(second) is None  # uploaded, never made into a batch
+        await api.aclose()

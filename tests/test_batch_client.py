@@ -31,18 +31,32 @@ class MemoryBatches:
         self.max_bytes = max_bytes
         self.batches: list[list[dict[str, Any]]] = []
         self.fail_submit: ApiError | None = None
-        self.state_at_submit: list[int] = []
-        self.state: BatchState | None = None
+        self.uploads: dict[str, list[Any]] = {}
+        self.made_from: dict[str, str] = {}  # upload id -> batch id
+        self.uses_uploads = False
 
     def line(self, custom_id: str, request: JudgeRequest) -> tuple[Any, int]:
         item = {"custom_id": custom_id, "text": request.messages[0].content}
         return item, len(json.dumps(item))
 
-    async def submit(self, lines: list[Any]) -> str:
+    async def upload(self, lines: list[Any]) -> str | None:
+        if not self.uses_uploads:
+            return None
+        upload_id = f"u{len(self.uploads) + 1}"
+        self.uploads[upload_id] = lines
+        return upload_id
+
+    async def submit(self, lines: list[Any], upload_id: str | None) -> str:
         if self.fail_submit is not None:
             raise self.fail_submit
-        self.batches.append(lines)
-        return f"b{len(self.batches)}"
+        self.batches.append(self.uploads[upload_id] if upload_id else lines)
+        batch_id = f"b{len(self.batches)}"
+        if upload_id:
+            self.made_from[upload_id] = batch_id
+        return batch_id
+
+    async def find(self, upload_id: str) -> str | None:
+        return self.made_from.get(upload_id)
 
     async def poll(self, batch_id: str) -> BatchStatus:
         lines = self.batches[int(batch_id[1:]) - 1]
@@ -122,3 +136,23 @@ def test_an_unreadable_batch_record_stops_the_run_naming_the_file(tmp_path: Path
     (folder / "000001-b1.json").write_text("{not json")
     with pytest.raises(InputFileError, match=r"000001-b1\.json"):
         BatchState.beside(tmp_path / "o.jsonl")
+
+
+@pytest.mark.parametrize("batch_was_made", [False, True])
+async def test_an_upload_whose_batch_went_unrecorded_is_found_or_made_on_the_next_run(
+    tmp_path: Path, batch_was_made: bool
+) -> None:
+    api = MemoryBatches()
+    api.uses_uploads = True
+    api.fail_submit = ApiError("the run died here", 500)  # after the upload, before the batch
+    with pytest.raises(ApiError):
+        await run_all(client(api, tmp_path), [request(1), request(2)])
+    [intent] = BatchState.beside(tmp_path / "o.jsonl").intents()
+    assert intent.upload_id == "u1" and api.batches == []
+    api.fail_submit = None
+    if batch_was_made:  # the provider had created it; only our record was missing
+        await api.submit([], "u1")
+    replies = await run_all(client(api, tmp_path), [request(1), request(2)])
+    assert [r.content[:2] for r in replies] == ["1:", "2:"]
+    assert list(api.uploads) == ["u1"] and len(api.batches) == 1  # nothing uploaded or sent twice
+    assert BatchState.beside(tmp_path / "o.jsonl").intents() == []

@@ -7,7 +7,8 @@
 It speaks, in the providers' wire shapes:
 
 - OpenAI: ``POST /v1/chat/completions``, ``POST /v1/files`` (multipart, purpose ``batch``),
-  ``GET /v1/files/{id}/content``, ``POST /v1/batches``, ``GET /v1/batches/{id}``,
+  ``GET /v1/files/{id}/content``, ``POST /v1/batches``, ``GET /v1/batches`` (list),
+  ``GET /v1/batches/{id}``,
   ``POST /v1/batches/{id}/cancel``;
 - Anthropic: ``POST /v1/messages``, ``POST /v1/messages/batches``,
   ``GET /v1/messages/batches/{id}``, ``GET /v1/messages/batches/{id}/results``.
@@ -19,7 +20,8 @@ by one status at each poll (OpenAI ``validating`` -> ``in_progress`` -> ``finali
 poll. ``fail_line(custom_id, body)`` may return an HTTP status to fail that line (it lands in
 OpenAI's error file, or as an Anthropic ``errored`` result); ``expire_batches`` ends that many
 batches (the first ones created) as expired, every request unanswered. ``fail_status`` answers
-every direct call with that HTTP status (and ``Retry-After`` when ``retry_after`` is set).
+every direct call with that HTTP status (and ``Retry-After`` when ``retry_after`` is set);
+``refuse_batches`` answers every upload or batch creation with that status.
 Batches live in the server, not the client, so a client killed while a batch is out can pick it
 up again; ``stats`` counts every request received per ``custom_id`` so a test can prove nothing
 was sent twice.
@@ -95,6 +97,7 @@ class FakeBatchServer:
         expire_batches: int = 0,
         fail_status: int | None = None,
         retry_after: float | None = None,
+        refuse_batches: int | None = None,
     ) -> None:
         self.responder: BatchResponder = responder or (lambda body: "{}")
         self.polls_to_finish = max(1, polls_to_finish)
@@ -102,6 +105,7 @@ class FakeBatchServer:
         self.expire_batches = expire_batches
         self.fail_status = fail_status
         self.retry_after = retry_after
+        self.refuse_batches = refuse_batches
         self.stats = BatchServerStats()
         self.batches: dict[str, _Batch] = {}
         self.files: dict[str, bytes] = {}
@@ -173,6 +177,7 @@ class FakeBatchServer:
                 web.post("/v1/files", self._upload),
                 web.get("/v1/files/{id}/content", self._file_content),
                 web.post("/v1/batches", self._openai_create),
+                web.get("/v1/batches", self._openai_list),
                 web.get("/v1/batches/{id}", self._openai_retrieve),
                 web.post("/v1/batches/{id}/cancel", self._openai_cancel),
                 web.post("/v1/messages", self._message),
@@ -304,6 +309,8 @@ class FakeBatchServer:
     # --- OpenAI Files and Batches --------------------------------------------------------
 
     async def _upload(self, request: web.Request) -> web.Response:
+        if self.refuse_batches is not None:
+            return _openai_error(self.refuse_batches, "simulated refusal of the batch API")
         form = await request.post()
         upload = form.get("file")
         if form.get("purpose") != "batch" or not isinstance(upload, web.FileField):
@@ -343,6 +350,20 @@ class FakeBatchServer:
         batch.input_file_id = file_id
         return web.json_response(self._openai_batch(batch))
 
+    async def _openai_list(self, request: web.Request) -> web.Response:
+        # Newest first, one page (the fake never holds more than a test creates).
+        batches = [self._openai_batch(b) for b in self.batches.values() if b.provider == "openai"]
+        batches.reverse()
+        return web.json_response(
+            {
+                "object": "list",
+                "data": batches,
+                "first_id": batches[0]["id"] if batches else None,
+                "last_id": batches[-1]["id"] if batches else None,
+                "has_more": False,
+            }
+        )
+
     async def _openai_retrieve(self, request: web.Request) -> web.Response:
         batch = self.batches.get(request.match_info["id"])
         if batch is None or batch.provider != "openai":
@@ -381,6 +402,8 @@ class FakeBatchServer:
     # --- Anthropic Message Batches -------------------------------------------------------
 
     async def _anthropic_create(self, request: web.Request) -> web.Response:
+        if self.refuse_batches is not None:
+            return _anthropic_error(self.refuse_batches, "simulated refusal of the batch API")
         body = await request.json()
         items = body.get("requests") or []
         requests = [(str(item["custom_id"]), item["params"]) for item in items]
@@ -544,7 +567,8 @@ def _openai_error(status: int, message: str) -> web.Response:
 
 
 def _anthropic_error(status: int, message: str) -> web.Response:
-    kind = "not_found_error" if status == 404 else "invalid_request_error"
+    kinds = {404: "not_found_error", 401: "authentication_error", 403: "permission_error"}
+    kind = kinds.get(status, "invalid_request_error")
     body = {"type": "error", "error": {"type": kind, "message": message}}
     return web.json_response(body, status=status)
 

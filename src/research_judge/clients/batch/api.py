@@ -42,8 +42,17 @@ class BatchAPI(Protocol):
         """The line for this request and its size in bytes."""
         ...
 
-    async def submit(self, lines: list[Any]) -> str:
-        """Create a batch of these lines; return its provider id."""
+    async def upload(self, lines: list[Any]) -> str | None:
+        """Store the lines at the provider before the batch is created (OpenAI's input file);
+        return the upload's id, or None when the API takes the lines with the batch itself."""
+        ...
+
+    async def submit(self, lines: list[Any], upload_id: str | None) -> str:
+        """Create a batch of these lines (or of the upload); return its provider id."""
+        ...
+
+    async def find(self, upload_id: str) -> str | None:
+        """The batch created from this upload, if one was (a crash may have hidden it)."""
         ...
 
     async def poll(self, batch_id: str) -> BatchStatus: ...

@@ -25,9 +25,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from research_judge.clients.base import JudgeRequest, JudgeResponse
-from research_judge.clients.batch.api import BatchAPI, BatchStatus, LineResult
+from research_judge.clients.batch.api import BatchAPI, LineResult
 from research_judge.clients.batch.state import BatchRecord, BatchState
-from research_judge.errors import ApiError, ResearchJudgeError, TransientApiError
+from research_judge.clients.resilience import FATAL_STATUSES
+from research_judge.errors import (
+    ApiError,
+    ProviderDownError,
+    ResearchJudgeError,
+    TransientApiError,
+)
 
 DEFAULT_POLL_INTERVAL = 30.0
 """Seconds between two polls of a batch (``--batch-poll``)."""
@@ -92,6 +98,9 @@ class BatchClient:
         self._spent: set[tuple[str, str]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self.batch_dir = state.directory
+        # Uploads of an earlier run whose batch was never recorded: found or made on first use.
+        self._intent_of = {key: rec for rec in state.intents() for key in rec.custom_ids}
+        self._resolving: set[str] = set()
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
         key = request.key(self.provider, self.model)
@@ -121,6 +130,14 @@ class BatchClient:
     # --- routing a request ---------------------------------------------------------------
 
     def _route(self, key: str) -> None:
+        intent = self._intent_of.get(key)
+        if intent is not None:
+            if intent.upload_id not in self._resolving:
+                self._resolving.add(str(intent.upload_id))
+                task = asyncio.create_task(self._from_upload(intent))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+            return
         record = self.state.holder(key)
         if record is not None and (record.batch_id, key) not in self._spent:
             ended = self._ended.get(record.batch_id)
@@ -162,19 +179,43 @@ class BatchClient:
 
     async def _submit(self, chunk: list[tuple[str, object]]) -> None:
         keys = [key for key, _ in chunk]
+        lines = [line for _, line in chunk]
         for key in keys:
             self._attempts[key] = self._attempts.get(key, 0) + 1
         try:
-            batch_id = await self.api.submit([line for _, line in chunk])
-            record = self.state.add(self.provider, self.model, batch_id, keys)
+            upload_id = await self.api.upload(lines)
+            if upload_id is not None:  # recorded first: a crash now must not lose the upload
+                self.state.add(self.provider, self.model, "", keys, upload_id)
+            batch_id = await self.api.submit(lines, upload_id)
+            record = self.state.add(self.provider, self.model, batch_id, keys, upload_id)
         except ResearchJudgeError as exc:
-            error = exc if isinstance(exc, ApiError) else ApiError(str(exc))
+            error = _run_stopper(exc, "sending a batch")
             for key in keys:
                 self._fail(key, error)
             return
         self.counters.submitted += 1
         self.counters.requests_sent += len(keys)
         self._watch(record, resumed=False)
+
+    async def _from_upload(self, intent: BatchRecord) -> None:
+        """An earlier run's upload: the batch made from it, else a batch made from it now."""
+        upload_id = str(intent.upload_id)
+        record: BatchRecord | None = None
+        try:
+            batch_id = await self.api.find(upload_id) or await self.api.submit([], upload_id)
+            record = self.state.add(
+                self.provider, self.model, batch_id, intent.custom_ids, upload_id
+            )
+        except ResearchJudgeError:
+            pass  # the upload is gone (files expire): its requests are sent afresh below
+        for key in intent.custom_ids:
+            self._intent_of.pop(key, None)
+        if record is not None:
+            self._watch(record, resumed=True)
+            return
+        for key in intent.custom_ids:
+            if key in self._waiters:
+                self._route(key)
 
     # --- waiting for a batch ---------------------------------------------------------------
 
@@ -225,7 +266,7 @@ class BatchClient:
     def _give_up(self, record: BatchRecord, exc: ApiError) -> None:
         self.counters.in_progress -= 1
         self.counters.statuses[record.batch_id] = "unreachable"
-        error = ApiError(f"batch {record.batch_id}: {exc}", exc.status)
+        error = _run_stopper(exc, f"following batch {record.batch_id}")
         for key in record.custom_ids:
             if key in self._waiters:
                 self._fail(key, error)
@@ -276,5 +317,15 @@ class BatchClient:
         return dict(self.counters.statuses)
 
 
-def describe(status: BatchStatus) -> str:
-    return f"{status.status}: {status.succeeded}/{status.total} done, {status.failed} failed"
+def _run_stopper(exc: ResearchJudgeError, doing: str) -> ApiError:
+    """The error the waiting calls get when a control call failed.
+
+    The SDK has already retried it; an unreachable provider or rejected credentials would fail
+    every later call alike, so the run stops (resumable: the batches already out stay recorded).
+    Anything else (a batch the provider refused, say) is that batch's sessions' error.
+    """
+    if not isinstance(exc, ApiError):
+        return ApiError(f"{doing}: {exc}")
+    if isinstance(exc, TransientApiError) or exc.status in FATAL_STATUSES:
+        return ProviderDownError(f"{doing}: {exc}", exc.status)
+    return ApiError(f"{doing}: {exc}", exc.status)

@@ -32,6 +32,9 @@ from research_judge.errors import ApiError, JudgeRefusal, TransientApiError
 CONTROL_RETRIES = 5
 """SDK retries for each control call (with the SDKs' backoff and Retry-After)."""
 
+FIND_DEPTH = 1000
+"""How many of the latest batches are searched for one created from a given upload."""
+
 T = TypeVar("T")
 
 
@@ -63,7 +66,7 @@ class OpenAIBatches:
         data = json.dumps(item, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
         return data, len(data)
 
-    async def submit(self, lines: list[Any]) -> str:
+    async def upload(self, lines: list[Any]) -> str | None:
         sdk = self._sdk()
         upload = await self._call(
             lambda: sdk.files.create(
@@ -71,15 +74,33 @@ class OpenAIBatches:
                 purpose="batch",
             )
         )
+        return upload.id
+
+    async def submit(self, lines: list[Any], upload_id: str | None) -> str:
+        assert upload_id is not None, "OpenAI batches are created from an uploaded file"
+        sdk = self._sdk()
         batch = await self._call(
             lambda: sdk.batches.create(
-                input_file_id=upload.id,
+                input_file_id=upload_id,
                 endpoint=self.endpoint,
                 completion_window="24h",
                 metadata={"created_by": "research-judge"},
             )
         )
         return batch.id
+
+    async def find(self, upload_id: str) -> str | None:
+        sdk = self._sdk()
+        page = await self._call(lambda: sdk.batches.list(limit=100))
+        seen = 0
+        # Newest first; a batch created from our upload is among the latest few.
+        async for batch in page:
+            if batch.input_file_id == upload_id:
+                return batch.id
+            seen += 1
+            if seen >= FIND_DEPTH:
+                break
+        return None
 
     async def poll(self, batch_id: str) -> BatchStatus:
         sdk = self._sdk()
@@ -180,10 +201,16 @@ class AnthropicBatches:
         item = {"custom_id": custom_id, "params": self.client.request_body(request)}
         return item, len(json.dumps(item, separators=(",", ":"), ensure_ascii=False).encode()) + 1
 
-    async def submit(self, lines: list[Any]) -> str:
+    async def upload(self, lines: list[Any]) -> str | None:
+        return None  # the requests travel with the create call
+
+    async def submit(self, lines: list[Any], upload_id: str | None) -> str:
         sdk = self._sdk()
         batch = await self._call(lambda: sdk.messages.batches.create(requests=lines))
         return batch.id
+
+    async def find(self, upload_id: str) -> str | None:
+        return None
 
     async def poll(self, batch_id: str) -> BatchStatus:
         sdk = self._sdk()

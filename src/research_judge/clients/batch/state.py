@@ -8,6 +8,12 @@ finds every batch still out and waits for it instead of sending its requests aga
 A request is named in a batch by its content key (``JudgeRequest.key``), which is also the
 batch line's ``custom_id``: the same command renders the same requests, so their keys find them.
 When a request went into several batches (a failed line sent again), the latest one counts.
+
+OpenAI batches are made from an uploaded file, so the upload is recorded first (an "intent",
+``batch_id`` empty) and replaced by the batch's record once it exists: a crash between the two
+leaves the intent, and the next run looks for the batch made from that file (or makes it) instead
+of sending the requests again. Anthropic takes the requests with the create call itself; a crash
+in the few milliseconds between its answer and our record is the one window left.
 """
 
 from __future__ import annotations
@@ -33,9 +39,10 @@ class BatchRecord(BaseModel):
     sequence: int
     provider: str
     model: str
-    batch_id: str
+    batch_id: str  # "" for an upload not yet known to have become a batch
     created_at: float
     custom_ids: tuple[str, ...]
+    upload_id: str | None = None  # OpenAI's input file
 
 
 @dataclass
@@ -49,11 +56,17 @@ class BatchState:
         # A key hashes the provider and the model too, so one index serves every record.
         self._holder: dict[str, BatchRecord] = {}
         for record in self.records:
-            self._index(record)
+            if record.batch_id:
+                self._index(record)
 
     def _index(self, record: BatchRecord) -> None:
         for key in record.custom_ids:
             self._holder[key] = record  # records come in sequence: the latest wins
+
+    def intents(self) -> list[BatchRecord]:
+        """Uploads whose batch is not recorded (a run stopped between the two)."""
+        latest = {r.upload_id: r for r in self.records if r.upload_id}
+        return [r for r in latest.values() if not r.batch_id]
 
     @classmethod
     def beside(cls, out_path: str | Path) -> BatchState:
@@ -76,8 +89,16 @@ class BatchState:
         """The latest batch holding the request ``key``."""
         return self._holder.get(key)
 
-    def add(self, provider: str, model: str, batch_id: str, custom_ids: list[str]) -> BatchRecord:
-        """Record a batch the provider has just accepted (atomically, before returning)."""
+    def add(
+        self,
+        provider: str,
+        model: str,
+        batch_id: str,
+        custom_ids: list[str] | tuple[str, ...],
+        upload_id: str | None = None,
+    ) -> BatchRecord:
+        """Record a batch the provider has just accepted, or (``batch_id`` empty) an upload
+        about to become one; atomically, before returning."""
         sequence = (self.records[-1].sequence + 1) if self.records else 1
         record = BatchRecord(
             sequence=sequence,
@@ -86,20 +107,22 @@ class BatchState:
             batch_id=batch_id,
             created_at=time.time(),
             custom_ids=tuple(custom_ids),
+            upload_id=upload_id,
         )
+        name = batch_id or f"upload-{upload_id}"
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             _write_atomically(
-                self.directory / f"{sequence:06d}-{_safe(batch_id)}.json",
-                record.model_dump_json(),
+                self.directory / f"{sequence:06d}-{_safe(name)}.json", record.model_dump_json()
             )
         except OSError as exc:
             raise ConfigError(
-                f"cannot record batch {batch_id} in {self.directory}: {exc}; the batch is running "
-                "at the provider, note its id before running again"
+                f"cannot record batch {name} in {self.directory}: {exc}; if the batch was "
+                "created it is running at the provider: note its id before running again"
             ) from exc
         self.records.append(record)
-        self._index(record)
+        if batch_id:
+            self._index(record)
         return record
 
 
