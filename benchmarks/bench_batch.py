@@ -2,8 +2,9 @@
 
 The fake (``research_judge.testing.FakeBatchServer``, answering with ``judge_replies.respond``)
 runs in a child process, so its CPU (building every completion of the output file) never counts
-against the client. The client is the chain ``grade --batch --no-cache`` builds: ``Judge`` over
-``BatchClient`` over ``OpenAIBatches`` over ``OpenAIClient``, run through ``engine.grade_file``.
+against the client. The client is the chain ``grade --batch --no-cache`` builds
+(``clients.chain.build_client``): ``Judge`` over ``BatchClient`` over ``OpenAIBatches`` over
+``OpenAIClient``, run through ``engine.grade_file``.
 Reported: wall time (upload, polls, download, grading, writing), client CPU per session, batches
 and lines. The fake ends each batch at its second poll; ``poll`` is the polling interval.
 """
@@ -20,9 +21,7 @@ from pathlib import Path
 
 from judge_replies import MODEL, write_sessions
 from pipeline import DUMMY_KEY, Figure
-from research_judge.clients.batch import BatchClient, BatchState
-from research_judge.clients.batch.providers import OpenAIBatches
-from research_judge.clients.openai import OpenAIClient
+from research_judge.clients.chain import ClientSettings, build_client
 from research_judge.cost.prices import PriceTable
 from research_judge.engine import RunOptions, grade_file
 from research_judge.judge.grader import Judge
@@ -79,8 +78,16 @@ def run(workdir: Path, *, sessions: int = 10_000, poll: float = 0.5) -> list[Fig
 
 
 async def _grade(base_url: str, src: Path, out: Path, poll: float) -> tuple[float, float, int, int]:
-    direct = OpenAIClient(MODEL, api_key=DUMMY_KEY, base_url=base_url)
-    client = BatchClient(OpenAIBatches(direct), BatchState.beside(out), poll_interval=poll)
+    settings = ClientSettings(
+        model=MODEL,
+        base_url=base_url,
+        api_key=DUMMY_KEY,
+        cache=False,
+        batch=True,
+        batch_poll=poll,
+        batch_dir=f"{out}.batches",
+    )
+    client = build_client(settings)
     judge = Judge(client, prices=PriceTable.load().for_batch())
     options = RunOptions(concurrency=50_000, window=50_000)
     try:

@@ -6,13 +6,36 @@ specific class so callers can tell a bad file from a flaky provider.
 
 from __future__ import annotations
 
+from enum import IntEnum, StrEnum
 from pathlib import Path
+
+
+class ExitCode(IntEnum):
+    """Every exit status of the command line, defined here once."""
+
+    OK = 0
+    FLAGGED = 1  # compare flagged a drop, tasks found a regression; an unclassified error
+    FAILED = 2  # bad input, flags or configuration; a session that could not be graded
+    PROVIDER_DOWN = 3  # the provider was unreachable or refused us (a grade run resumes)
+    STOPPED = 4  # --max-cost stopped the run before every session was sent
+    INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
+
+
+class ErrorKind(StrEnum):
+    """Why a session has no verdict: the ``error_kind`` of its result line."""
+
+    API = "api"  # the provider failed the request after every retry
+    CLIENT = "client"  # the client could not make the call (e.g. a bad recording)
+    REPLAY_MISS = "replay_miss"  # --replay had no recording of the request
+    JUDGE_OUTPUT = "judge_output"  # every attempt's reply broke the wire format
+    INTERNAL = "internal"  # a bug of ours, caught so it costs one session, not the run
+    CONTENT_REF = "content_ref"  # an offloaded tool result could not be read from the store
 
 
 class ResearchJudgeError(Exception):
     """Base of every error this package raises on purpose."""
 
-    exit_code = 1
+    exit_code: ExitCode = ExitCode.FLAGGED
 
 
 # --- the user's mistakes -------------------------------------------------------------------
@@ -21,7 +44,7 @@ class ResearchJudgeError(Exception):
 class UserError(ResearchJudgeError):
     """Bad input, bad configuration or a bad flag: fixable by the person running the tool."""
 
-    exit_code = 2
+    exit_code = ExitCode.FAILED
 
 
 class InputFileError(UserError):
@@ -37,6 +60,17 @@ class InputFileError(UserError):
 
 class ConfigError(UserError):
     """An invalid setting (flag, config file value, environment)."""
+
+
+class ContentRefError(UserError):
+    """A reference's ``content_ref`` could not be read from the store: that session's error."""
+
+    def __init__(self, reference_id: str, content_ref: str, why: str) -> None:
+        self.reference_id = reference_id
+        self.content_ref = content_ref
+        super().__init__(
+            f"reference {reference_id!r}: cannot read content_ref {content_ref!r}: {why}"
+        )
 
 
 class ReplayMissError(UserError):
@@ -68,7 +102,7 @@ class JudgeRefusal(JudgeError):
 class ApiError(ResearchJudgeError):
     """The provider could not be reached or rejected the request."""
 
-    exit_code = 3
+    exit_code = ExitCode.PROVIDER_DOWN
 
     def __init__(self, message: str, status: int | None = None) -> None:
         self.status = status
@@ -91,3 +125,15 @@ class RateLimitError(TransientApiError):
 
 class ProviderDownError(ApiError):
     """Requests kept failing for long enough that carrying on would only burn time."""
+
+
+class InvalidSessionsError(UserError):
+    """Sessions handed to the Python API that cannot be graded; ``errors`` names each one."""
+
+    def __init__(self, errors: list[InputFileError]) -> None:
+        self.errors = errors
+        listed = "\n".join(f"  {e}" for e in errors)
+        super().__init__(
+            f"{len(errors)} session(s) cannot be graded, so nothing was sent "
+            f"(fix or drop them):\n{listed}"
+        )

@@ -13,10 +13,10 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from ..errors import ResearchJudgeError
-from . import compare, grade, report, tasks, validate
+from ..errors import ExitCode, ResearchJudgeError
+from . import compare, convert, grade, report, stability, tasks, validate
 
-VERBS = (grade, validate, compare, report, tasks)
+VERBS = (grade, validate, compare, report, stability, tasks, convert)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,7 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         print(f"research-judge {args.verb}: interrupted", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
 
 
 def entry() -> None:

@@ -1,41 +1,28 @@
-"""``grade --batch``: the batch client in the chain, the resume hint, the closing line."""
+"""``grade --batch`` in the CLI: sessions in flight, the resume hint, the closing line."""
 
 from __future__ import annotations
 
-import argparse
-import sys
-from typing import TextIO
-
 from ..clients.base import JudgeClient
-from ..clients.batch import BatchClient, BatchCounters, BatchState
+from ..clients.batch import BatchClient, BatchCounters
+from ..clients.chain import layers
 from ..engine.batch_progress import BatchProgress, format_batches
+
+__all__ = [
+    "BATCH_SESSIONS_IN_FLIGHT",
+    "BatchProgress",
+    "batch_counters",
+    "batch_summary",
+    "resume_hint",
+]
 
 BATCH_SESSIONS_IN_FLIGHT = 50_000
 """Sessions graded at once in batch mode: up to 100,000 requests per round, one Anthropic batch
 or two OpenAI ones. Later sessions go into later rounds."""
 
 
-def batch_client(args: argparse.Namespace, direct: JudgeClient, err: TextIO | None) -> BatchClient:
-    """The provider's batch API over the direct client, with its state beside ``--out``."""
-    from ..clients.batch.providers import batch_api  # loads the SDKs: only when batching
-
-    progress = BatchProgress(err or sys.stderr, enabled=not args.quiet)
-    return BatchClient(
-        batch_api(direct),
-        BatchState.beside(args.out),
-        poll_interval=args.batch_poll,
-        on_change=progress,
-    )
-
-
 def batch_counters(client: JudgeClient) -> BatchCounters | None:
     """The counters of the batch client inside a chain (cache and recording wrap it)."""
-    seen: object = client
-    while seen is not None:
-        if isinstance(seen, BatchClient):
-            return seen.counters
-        seen = getattr(seen, "inner", None)
-    return None
+    return next((c.counters for c in layers(client) if isinstance(c, BatchClient)), None)
 
 
 def resume_hint(out: str) -> str:

@@ -1,8 +1,7 @@
 """The work behind ``grade``: build the client chain and the judge, run the engine, summarise.
 
-Client chain, outermost first: recording (saves what the judge saw, cache hits included) ->
-response cache -> resilience (retries, adaptive concurrency, circuit breaker) -> provider client.
-Replay replaces the whole chain and never builds a network client.
+The client chain is ``clients.chain.build_client``'s, the same the Python API and the benchmarks
+build; this module only turns flags into its ``ClientSettings``.
 """
 
 from __future__ import annotations
@@ -13,16 +12,12 @@ import json
 from dataclasses import fields
 from typing import TextIO
 
-from ..clients import ReplayClient, make_client
 from ..clients.base import JudgeClient, JudgeRequest, JudgeResponse
-from ..clients.recording import RecordingClient
+from ..clients.chain import ClientSettings, build_client
 from ..cost.prices import PriceTable
 from ..engine import (
     Budget,
-    CachingClient,
     Estimator,
-    ResilientClient,
-    RetryPolicy,
     RunOptions,
     Selection,
     grade_file,
@@ -30,79 +25,88 @@ from ..engine import (
 )
 from ..engine.progress import Progress
 from ..engine.select import selected_sessions
-from ..errors import ConfigError, InputFileError, ProviderDownError
+from ..errors import ConfigError, ContentRefError, ExitCode, InputFileError, ProviderDownError
 from ..judge.grader import Judge, JudgeSettings
 from ..judge.policy import VerdictPolicy, load_policy
 from ..judge.prompts import PromptSet
 from ..results.model import iter_results
 from ..results.summary import format_summary, summarize
+from ..sessions.store import open_store, resolve_session
 from ._batch import (
     BATCH_SESSIONS_IN_FLIGHT,
-    batch_client,
+    BatchProgress,
     batch_counters,
     batch_summary,
     resume_hint,
 )
-from .grade import EXIT_FAILED_ITEMS, EXIT_OK, EXIT_PROVIDER_DOWN, EXIT_STOPPED, default_cache_dir
 
 
-def build_client(args: argparse.Namespace, err: TextIO | None = None) -> JudgeClient:
-    if args.replay:
-        return ReplayClient(args.replay, provider=args.provider, model=args.model)
-    client: JudgeClient = make_client(
-        args.provider, args.model, base_url=args.base_url, mode=args.mode, timeout=args.timeout
+def client_settings(args: argparse.Namespace) -> ClientSettings:
+    batch = bool(getattr(args, "batch", False))
+    return ClientSettings(
+        provider=args.provider,
+        model=args.model,
+        base_url=args.base_url,
+        mode=args.mode,
+        timeout=args.timeout,
+        concurrency=args.concurrency,
+        retries=args.retries,
+        down_after=args.down_after,
+        cache=not args.no_cache,
+        cache_dir=args.cache_dir,
+        record=args.record,
+        replay=args.replay,
+        batch=batch,
+        batch_poll=getattr(args, "batch_poll", ClientSettings.batch_poll),
+        batch_dir=f"{args.out}.batches" if batch else None,
     )
-    if getattr(args, "batch", False):
-        # Batches replace the per-request retries and limits: the provider schedules the work.
-        client = batch_client(args, client, err)
-    else:
-        policy = RetryPolicy(attempts=args.retries + 1, down_after=args.down_after)
-        client = ResilientClient(client, concurrency=args.concurrency, policy=policy)
-    if not args.no_cache:
-        client = CachingClient(client, args.cache_dir or default_cache_dir())
-    if args.record:
-        client = RecordingClient(client, args.record)
-    return client
 
 
 def build_judge(args: argparse.Namespace, client: JudgeClient, prices: PriceTable) -> Judge:
     # Every policy field has a --min-* flag of the same name; unset flags are None.
     flags = {f.name: getattr(args, f.name) for f in fields(VerdictPolicy)}
     policy = load_policy(args.config).with_overrides(**flags)
+    settings = JudgeSettings(
+        max_attempts=args.max_attempts,
+        strict_evidence=args.strict_evidence,
+        temperature=args.temperature,
+    )
+    repeats = getattr(args, "repeats", 1)
+    if repeats != 1:
+        from ..judge.repeats import RepeatingJudge
+
+        return RepeatingJudge(
+            client,
+            repeats=repeats,
+            prompts=PromptSet(args.prompts),
+            policy=policy,
+            settings=settings,
+            prices=prices,
+        )
     return Judge(
-        client,
-        prompts=PromptSet(args.prompts),
-        policy=policy,
-        settings=JudgeSettings(
-            max_attempts=args.max_attempts,
-            strict_evidence=args.strict_evidence,
-            temperature=args.temperature,
-        ),
-        prices=prices,
+        client, prompts=PromptSet(args.prompts), policy=policy, settings=settings, prices=prices
     )
 
 
-def _check_args(args: argparse.Namespace) -> None:
-    if args.concurrency < 1:
-        raise ConfigError(f"--concurrency must be at least 1, got {args.concurrency}")
-    if args.retries < 0:
-        raise ConfigError(f"--retries must be 0 or more, got {args.retries}")
-    if args.record and args.replay:
-        raise ConfigError("--record and --replay cannot be used together")
-    if getattr(args, "batch", False) and args.replay:
-        raise ConfigError("--batch sends to the provider; --replay never does: choose one")
-
-
 async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
-    _check_args(args)
+    settings = client_settings(args)  # checks the chain's flags, even for a dry run
     selection = Selection(where=parse_where(args.where), sample=args.sample, seed=args.seed)
     batch = bool(getattr(args, "batch", False))
     prices = PriceTable.load(args.prices)
     if batch:
         prices = prices.for_batch()  # --dry-run, --max-cost and every result's cost
+    if getattr(args, "repeats", 1) < 1:
+        raise ConfigError(f"--repeats must be 1 or more, got {args.repeats}")
     if args.dry_run:
-        return _dry_run(args, selection, prices, err, out)
-    client = build_client(args, err)
+        return await _dry_run(args, selection, prices, err, out)
+    if getattr(args, "repeats", 1) > 1 and args.temperature == 0:
+        print(
+            "research-judge grade: warning: --repeats at temperature 0 asks for the same answer "
+            "K times; set --temperature (e.g. 0.7) to measure how stable the judge is",
+            file=err,
+        )
+    store = open_store(args.store) if args.store else None
+    client = build_client(settings, on_batch_change=BatchProgress(err, enabled=not args.quiet))
     try:
         judge = build_judge(args, client, prices)
         budget = (
@@ -131,6 +135,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
                 progress=progress,
                 budget=budget,
                 on_input_error=report_input_error,
+                store=store,
             )
         except ProviderDownError as exc:
             progress.close()
@@ -139,7 +144,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
                 "so far; run the same command again to resume.",
                 file=err,
             )
-            return EXIT_PROVIDER_DOWN
+            return ExitCode.PROVIDER_DOWN
         except (KeyboardInterrupt, asyncio.CancelledError):
             if batch:
                 print(resume_hint(args.out), file=err)
@@ -199,8 +204,8 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             "session(s) not sent. Raise the limit and run again to resume.",
             file=err,
         )
-        return EXIT_STOPPED
-    return EXIT_FAILED_ITEMS if stats.input_errors or summary.errors else EXIT_OK
+        return ExitCode.STOPPED
+    return ExitCode.FAILED if stats.input_errors or summary.errors else ExitCode.OK
 
 
 def _count_lines(path: str) -> int | None:
@@ -211,13 +216,14 @@ def _count_lines(path: str) -> int | None:
         return None  # iter_sessions reports the unreadable file with its name
 
 
-def _dry_run(
+async def _dry_run(
     args: argparse.Namespace, selection: Selection, prices: PriceTable, err: TextIO, out: TextIO
 ) -> int:
     # A dry run needs the prompts and the model name, never a client: use a stand-in.
     judge = build_judge(args, _NoClient(args.provider, args.model), prices)
     estimator = Estimator(judge, prices)
-    n = bad = tokens_in = tokens_out = 0
+    store = open_store(args.store) if args.store else None
+    n = bad = unreadable = unread = tokens_in = tokens_out = 0
     cost = 0.0
     known = prices.price_for(args.model) is not None
     for item in selected_sessions(args.sessions, selection):
@@ -225,6 +231,15 @@ def _dry_run(
             print(f"research-judge grade: {item}", file=err)
             bad += 1
             continue
+        if item.offloaded and store is not None:
+            # The estimate is of the prompts the judge would see: with the stored texts.
+            try:
+                item = await resolve_session(item, store)
+            except ContentRefError as exc:
+                print(f"research-judge grade: session {item.id!r}: {exc}", file=err)
+                unreadable += 1
+                continue
+        unread += bool(item.offloaded)
         e = estimator.session(item)
         n += 1
         tokens_in += e.input_tokens
@@ -234,15 +249,24 @@ def _dry_run(
     if prices.batch:
         shown += f" at batch prices (x{prices.batch_multiplier:g} of the standard rates)"
     print(
-        f"dry run: {n} session(s), 2 calls each; estimated input tokens {tokens_in}, "
+        f"dry run: {n} session(s), {2 * judge.samples_per_call} calls each; "
+        f"estimated input tokens {tokens_in}, "
         f"output tokens {tokens_out}, cost {shown} (as of prices {prices.as_of}).\n"
         "Estimate: rendered prompts at ~4 characters per token, expected reply sizes per call; "
         "re-asks and provider prompt-cache discounts are not included.",
         file=out,
     )
+    if unread:
+        print(
+            f"{unread} session(s) have offloaded references (content_ref) counted as empty: "
+            "give --store to read them",
+            file=out,
+        )
     if bad:
         print(f"{bad} bad input line(s) would be skipped (listed above)", file=out)
-    return EXIT_FAILED_ITEMS if bad else EXIT_OK
+    if unreadable:
+        print(f"{unreadable} session(s) would error: offloaded text unreadable (above)", file=out)
+    return ExitCode.FAILED if bad or unreadable else ExitCode.OK
 
 
 class _NoClient:

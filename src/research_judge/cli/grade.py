@@ -4,29 +4,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from ..clients._http import DEFAULT_TIMEOUT
-from ..clients.batch.client import DEFAULT_POLL_INTERVAL
-from ..clients.resilience import RetryPolicy
-from ..engine.run import RunOptions
+from ..clients.chain import ClientSettings, default_cache_dir
 from ..engine.select import Selection
 from ..judge.grader import JudgeSettings
 from ..judge.policy import VerdictPolicy
 from ._help import DefaultsFormatter
 
 # Flag defaults come from the library's own defaults: one setting, one default.
-_JUDGE, _RETRY, _RUN, _POLICY = JudgeSettings(), RetryPolicy(), RunOptions(), VerdictPolicy()
-
-EXIT_OK, EXIT_FAILED_ITEMS, EXIT_PROVIDER_DOWN, EXIT_STOPPED = 0, 2, 3, 4
-
-
-def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "research-judge" / "responses"
+_JUDGE, _POLICY = JudgeSettings(), VerdictPolicy()
+_CLIENT = ClientSettings  # its fields' defaults (an instance would need a model)
 
 
 def register(subparsers: Any) -> None:
@@ -44,7 +35,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("sessions", metavar="SESSIONS.jsonl", help="logged sessions, one per line")
     p.add_argument("--out", required=True, metavar="RESULTS.jsonl", help="results file (resumed)")
     judge = p.add_argument_group("judge")
-    judge.add_argument("--provider", default="openai", help="openai or anthropic")
+    judge.add_argument("--provider", default=_CLIENT.provider, help="openai or anthropic")
     judge.add_argument("--model", required=True, help="judge model name, e.g. gpt-4.1-mini")
     judge.add_argument(
         "--base-url",
@@ -71,6 +62,15 @@ def register(subparsers: Any) -> None:
         type=_temperature,
         default=_JUDGE.temperature,
         help="sampling temperature; 'none' sends none (reasoning models accept only their own)",
+    )
+    judge.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        metavar="K",
+        help="K judge samples of every call (set --temperature above 0); the session gets the "
+        "majority verdict, mean ratios and median scores, and every sample is kept in its "
+        "result for `research-judge stability` (default 1)",
     )
     judge.add_argument("--prompts", metavar="DIR", help="folder of prompt templates to use")
     judge.add_argument(
@@ -100,19 +100,19 @@ def register(subparsers: Any) -> None:
     run.add_argument(
         "--concurrency",
         type=int,
-        default=_RUN.concurrency,
+        default=_CLIENT.concurrency,
         help="at most N judge requests in flight",
     )
     run.add_argument(
         "--retries",
         type=int,
-        default=_RETRY.attempts - 1,
+        default=_CLIENT.retries,
         help="transport retries per request (429, 5xx, timeouts)",
     )
     run.add_argument(
         "--down-after",
         type=float,
-        default=_RETRY.down_after,
+        default=_CLIENT.down_after,
         metavar="SECONDS",
         help="stop the run when no request has succeeded for this long (exit 3, resumable)",
     )
@@ -121,6 +121,13 @@ def register(subparsers: Any) -> None:
         "--cache-dir",
         type=Path,
         help=f"response cache folder (default: {default_cache_dir()}, or under $XDG_CACHE_HOME)",
+    )
+    run.add_argument(
+        "--store",
+        metavar="ROOT",
+        help="where offloaded tool results live (references with content_ref): a folder or "
+        "s3://bucket/prefix on any S3-compatible store, endpoint and credentials from the AWS "
+        "environment (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, ...); needs research-judge[s3] for s3",
     )
     run.add_argument("--record", metavar="DIR", help="save every judge exchange as JSON in DIR")
     run.add_argument("--replay", metavar="DIR", help="answer only from exchanges saved in DIR")
@@ -138,7 +145,7 @@ def register(subparsers: Any) -> None:
     batch.add_argument(
         "--batch-poll",
         type=_positive_seconds,
-        default=DEFAULT_POLL_INTERVAL,
+        default=_CLIENT.batch_poll,
         metavar="SECONDS",
         help="seconds between two polls of a running batch",
     )

@@ -8,17 +8,20 @@ the file size. Results are written in input order through a small reorder buffer
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..clients.base import JudgeRequest
+from ..clients.chain import ClientSettings
 from ..cost.estimate import Budget
-from ..errors import ConfigError, InputFileError, ProviderDownError
+from ..errors import ConfigError, ContentRefError, ErrorKind, InputFileError, ProviderDownError
 from ..judge.grader import Judge
 from ..results.model import Result
 from ..results.output import ResultsFile
+from ..results.sink import ResultsSink
 from ..sessions.model import Session
+from ..sessions.store import ContentStore, resolve_session
 from .progress import Progress
 from .select import Selection, selected_sessions
 
@@ -27,7 +30,7 @@ FirstRequests = tuple[JudgeRequest, JudgeRequest]
 
 @dataclass(frozen=True)
 class RunOptions:
-    concurrency: int = 8
+    concurrency: int = ClientSettings.concurrency  # one setting: sessions and requests in flight
     retry_errors: bool = False
     selection: Selection = field(default_factory=Selection)
     window: int | None = None  # reorder buffer; default 4 x concurrency, at least 64
@@ -78,11 +81,39 @@ async def grade_file(
     progress: Progress | None = None,
     budget: Budget | None = None,
     on_input_error: Callable[[InputFileError], None] | None = None,
+    store: ContentStore | None = None,
 ) -> RunStats:
     """Grade every selected session of ``sessions_path`` into ``out_path`` (resuming it)."""
+    return await grade_sessions(
+        selected_sessions(sessions_path, options.selection),
+        ResultsFile(out_path),
+        judge,
+        options,
+        progress=progress,
+        budget=budget,
+        on_input_error=on_input_error,
+        store=store,
+    )
+
+
+async def grade_sessions(
+    items: Iterable[Session | InputFileError],
+    out: ResultsSink,
+    judge: Judge,
+    options: RunOptions,
+    *,
+    progress: Progress | None = None,
+    budget: Budget | None = None,
+    on_input_error: Callable[[InputFileError], None] | None = None,
+    store: ContentStore | None = None,
+) -> RunStats:
+    """Grade ``items`` (already selected; errors are counted and reported, not graded) into
+    ``out``, skipping sessions ``out`` already holds from an earlier run of the same judge.
+
+    References with ``content_ref`` are read from ``store`` when their session is graded; one
+    that cannot be read is that session's error (kind ``content_ref``)."""
     stats = RunStats()
     progress = progress or Progress.disabled()
-    out = ResultsFile(out_path)
     existing = out.load()
     stats.repaired_torn_line = existing.repaired
     window = asyncio.Semaphore(options.window or max(64, 4 * options.concurrency))
@@ -115,10 +146,20 @@ async def grade_file(
         report()
 
     async def grade_one(
-        index: int, session: Session, reserved: float, first: FirstRequests | None
+        index: int,
+        session: Session,
+        reserved: float,
+        first: FirstRequests | None,
+        unreadable: ContentRefError | None,
     ) -> None:
         try:
+            if unreadable is not None:
+                raise unreadable
+            # Read inside the in-flight slot: offloaded texts count against --concurrency too.
+            session = await resolve_session(session, store)
             result = await judge.grade(session, first)
+        except ContentRefError as exc:
+            result = judge.error_result(session, str(exc), ErrorKind.CONTENT_REF)
         except (ProviderDownError, ConfigError) as exc:
             # The provider is gone, or a prompt template cannot render this session (the
             # user's template, e.g. a misspelt variable): the next session would fare the same.
@@ -129,7 +170,7 @@ async def grade_file(
             return
         except Exception as exc:  # a bug must cost one session, never the batch
             message = f"internal error: {type(exc).__name__}: {exc}"
-            result = judge.error_result(session, message, "internal")
+            result = judge.error_result(session, message, ErrorKind.INTERNAL)
         finally:
             in_flight.release()
         if budget is not None:
@@ -139,7 +180,7 @@ async def grade_file(
 
     submitted = 0
     try:
-        for item in selected_sessions(sessions_path, options.selection):
+        for item in items:
             if isinstance(item, InputFileError):
                 stats.input_errors.append(item)
                 if on_input_error:
@@ -154,8 +195,14 @@ async def grade_file(
                 continue
             if fatal:
                 break
-            reserved, first = 0.0, None
-            if budget is not None:
+            reserved, first, unreadable = 0.0, None, None
+            if budget is not None and item.offloaded:
+                # The estimate needs the texts: read them now (one session at a time).
+                try:
+                    item = await resolve_session(item, store)
+                except ContentRefError as exc:
+                    unreadable = exc
+            if budget is not None and unreadable is None:
                 # Rendered once, for the estimate and then for the calls themselves.
                 try:
                     first = judge.first_requests(item)
@@ -172,7 +219,7 @@ async def grade_file(
             if fatal:
                 in_flight.release()
                 break
-            task = asyncio.create_task(grade_one(submitted, item, reserved, first))
+            task = asyncio.create_task(grade_one(submitted, item, reserved, first, unreadable))
             tasks.add(task)
             task.add_done_callback(tasks.discard)
             submitted += 1

@@ -7,13 +7,18 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..compare import DEFAULT_THRESHOLD
 from ..errors import ConfigError
-from ..results.model import read_results
+from ..results.model import Result, read_results
 from .data import DEFAULT_WORST, ReportData, build_report
 from .render import MARKDOWN_WORST, render_html, render_markdown
+
+if TYPE_CHECKING:
+    from ..validate import Labels
 
 __all__ = [
     "DEFAULT_WORST",
@@ -27,16 +32,18 @@ __all__ = [
 
 
 def write_report(
-    results_path: str | Path,
+    results: str | Path | Sequence[Result],
     *,
     html: str | Path | None = None,
     md: str | Path | None = None,
-    labels: str | Path | None = None,
-    baseline: str | Path | None = None,
+    labels: str | Path | Labels | None = None,
+    baseline: str | Path | Sequence[Result] | None = None,
+    rejudged: str | Path | Sequence[Result] | None = None,
     worst: int = DEFAULT_WORST,
     threshold: float = DEFAULT_THRESHOLD,
 ) -> None:
-    """Read results (and labels, and a baseline run) and write the HTML and/or Markdown report.
+    """Write the HTML and/or Markdown report of a run (results, labels and a baseline run each
+    from a file or already in memory).
 
     Bad input raises ``InputFileError`` naming the file and line, before anything is written.
     """
@@ -44,26 +51,36 @@ def write_report(
         raise ConfigError("nothing to write: give an HTML path, a Markdown path, or both")
     if worst < 0:
         raise ConfigError(f"the number of worst sessions must be 0 or more, got {worst}")
-    results = read_results(results_path)
+    current, source = _run(results)
     agreement = None
     if labels is not None:
         # Imported here: validation pulls in scikit-learn, which only this branch needs.
         from ..validate import read_labels, validate_run
 
-        agreement = validate_run(results, read_labels(labels)).to_dict()
+        read = read_labels(labels) if isinstance(labels, str | Path) else labels
+        agreement = validate_run(current, read).to_dict()
+    older, baseline_source = (None, "") if baseline is None else _run(baseline)
     data = build_report(
-        results,
+        current,
         agreement=agreement,
-        baseline=None if baseline is None else read_results(baseline),
+        baseline=older,
+        rejudged=None if rejudged is None else _run(rejudged)[0],
         worst=worst,
         threshold=threshold,
-        source=Path(results_path).name,
-        baseline_source="" if baseline is None else Path(baseline).name,
+        source=source,
+        baseline_source=baseline_source,
     )
     if html is not None:
         _write_atomically(Path(html), render_html(data))
     if md is not None:
         _write_atomically(Path(md), render_markdown(data))
+
+
+def _run(results: str | Path | Sequence[Result]) -> tuple[Sequence[Result], str]:
+    """A run's results and the name the report shows for it (none when held in memory)."""
+    if isinstance(results, str | Path):
+        return read_results(results), Path(results).name
+    return results, ""
 
 
 def _write_atomically(path: Path, text: str) -> None:

@@ -10,12 +10,21 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+)
 
-from ..errors import InputFileError
+from ..errors import ErrorKind, InputFileError
 from ..judge import verdicts
 
 RATIO_NAMES = ("relevance", "utilization", "grounding")
+# The citation audit's two ratios (judge/citations.py); reported and compared, not in the policy.
+CITATION_NAMES = ("citation_precision", "citation_recall")
 SCORE_NAMES: tuple[str, ...] = verdicts.CRITERIA  # the judge's scoring criteria, one list
 CRITERIA = RATIO_NAMES + SCORE_NAMES
 
@@ -26,16 +35,42 @@ class _Model(BaseModel):
     # Results files are ours, but extra keys from newer versions must not break old readers.
     model_config = ConfigDict(extra="allow")
 
+    def to_dict(self) -> dict[str, Any]:
+        """This object as it is written in a results file."""
+        return self.model_dump(mode="json")
+
 
 class Ratios(_Model):
+    """The three ratios of contract section 3; None is undefined (a zero denominator)."""
+
     relevance: float | None = None
     utilization: float | None = None
     grounding: float | None = None
 
 
-# An errored session still has the ratios object, every ratio undefined, so readers that index
-# ``ratios["relevance"]`` never meet a null object.
-UNDEFINED_RATIOS = {"relevance": None, "utilization": None, "grounding": None}
+class VerdictRecord(_Model):
+    """One validated call-1 verdict as a result keeps it, with what evidence checking found.
+
+    ``claim``, ``source`` and ``claim_verified`` belong to ``grounded`` verdicts only: the other
+    checks are written without them.
+    """
+
+    id: str
+    check: verdicts.Check
+    answer: verdicts.Answer
+    evidence: str = ""
+    evidence_verified: bool | None = None
+    claim: str | None = None
+    source: str | None = None
+    claim_verified: bool | None = None
+
+    @model_serializer(mode="wrap")
+    def _claim_fields_on_claims_only(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if self.check != "grounded" and isinstance(data, dict):
+            for key in ("claim", "source", "claim_verified"):
+                data.pop(key, None)
+        return data
 
 
 class CriterionScore(_Model):
@@ -71,26 +106,72 @@ class EvidenceSummary(_Model):
     share: float | None = None
 
 
+class ClaimCitation(_Model):
+    """One claim of the answer: its citations and what the audit made of them."""
+
+    id: str
+    status: str  # correct, misattributed, unsupported, fabricated, uncited, ungrounded, unlocated
+    cited: list[str | None] = Field(default_factory=list)  # None: points outside the trajectory
+    source: str | None = None  # the judge's supporting reference, when grounded
+
+
+class CitationSummary(_Model):
+    """The citation audit of one answer (see ``judge.citations`` for the definitions)."""
+
+    precision: float | None = None
+    recall: float | None = None
+    counts: dict[str, int] = Field(default_factory=dict)
+    citations: int = 0
+    fabricated_citations: int = 0
+    claims: list[ClaimCitation] = Field(default_factory=list)
+
+
 class AnswerStats(_Model):
     chars: int = 0
     words: int = 0
+
+
+class Sample(_Model):
+    """One of `grade --repeats K` judge samples of a session, as graded on its own."""
+
+    verdict: Verdict | None = None
+    ratios: Ratios | None = None
+    scores: dict[str, int] = Field(default_factory=dict)
+    error: str | None = None
+
+
+class Repeats(_Model):
+    """Every sample of a repeated session, and how the session's own numbers were combined."""
+
+    k: int
+    aggregation: str
+    samples: list[Sample]
 
 
 class Result(_Model):
     session_id: str
     ratios: Ratios | None = None
     scores: dict[str, CriterionScore] | None = None
-    verdicts: list[dict[str, Any]] = Field(default_factory=list)
+    verdicts: list[VerdictRecord] = Field(default_factory=list)
     verdict: Verdict | None = None
     verdict_reasons: list[str] = Field(default_factory=list)
     error: str | None = None
-    error_kind: str | None = None
+    error_kind: ErrorKind | None = None
     judge: JudgeInfo | None = None
     usage: UsageInfo = Field(default_factory=UsageInfo)
     evidence: EvidenceSummary = Field(default_factory=EvidenceSummary)
+    citations: CitationSummary | None = None  # absent in results written before the audit
     answer_stats: AnswerStats = Field(default_factory=AnswerStats)
     question: str = ""
     metadata: dict[str, Any] = Field(default_factory=dict)
+    repeats: Repeats | None = None  # only with `grade --repeats K`; absent from the line otherwise
+
+    @model_serializer(mode="wrap")
+    def _drop_absent_repeats(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and "repeats" in data and data["repeats"] is None:
+            del data["repeats"]
+        return data
 
     @property
     def ok(self) -> bool:
@@ -104,6 +185,12 @@ class Result(_Model):
             if self.scores is None or name not in self.scores:
                 return None
             return (self.scores[name].score - 1) / 2
+        if name in CITATION_NAMES:
+            if self.citations is None:
+                return None
+            if name == "citation_precision":
+                return self.citations.precision
+            return self.citations.recall
         raise KeyError(name)
 
     def to_json_line(self) -> str:

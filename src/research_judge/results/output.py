@@ -18,11 +18,12 @@ from typing import IO
 
 from pydantic import ValidationError
 
-from ..errors import InputFileError
+from ..errors import ErrorKind, InputFileError
 from .model import Result
 
-# Errors that say nothing about the session itself: worth another try on any resume.
-TRANSIENT_ERROR_KINDS = frozenset({"api", "internal"})
+# Errors that say nothing about the session itself: worth another try on any resume (an
+# offloaded text that could not be read may be there, or readable, next time).
+TRANSIENT_ERROR_KINDS = frozenset({ErrorKind.API, ErrorKind.INTERNAL, ErrorKind.CONTENT_REF})
 
 
 @dataclass(slots=True)
@@ -38,7 +39,7 @@ class _Seen:
 
     fingerprint: str
     errored: bool
-    error_kind: str | None
+    error_kind: ErrorKind | None
 
 
 @dataclass
