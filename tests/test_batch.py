@@ -7,6 +7,8 @@ the same results as a direct run, half the cost.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import signal
@@ -310,3 +312,21 @@ async def test_openai_finds_the_batch_made_from_an_upload_through_the_real_sdk()
         assert await api.find(first) == made
         assert await api.find(second) is None  # uploaded, never made into a batch
         await api.aclose()
+
+
+def test_max_cost_reserves_at_batch_prices(tmp_path: Path) -> None:
+    src = sessions(tmp_path, 6)
+    # Room for about four sessions at standard prices, so for all six at half price.
+    with FakeBatchServer(answer) as srv:
+        dry = grade_args(srv, "openai", src, tmp_path / "d.jsonl", "--dry-run")
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(dry) == 0
+        standard = float(out.getvalue().split("cost $", 1)[1].split()[0])
+        budget = f"{standard * 4 / 6:.6f}"
+        plain = grade_args(srv, "openai", src, tmp_path / "a.jsonl", "--no-cache", "--max-cost")
+        assert main([*plain, budget]) == 4  # stopped by the budget
+        batched = grade_args(srv, "openai", src, tmp_path / "b.jsonl", "--no-cache", "--max-cost")
+        assert main([*batched, budget, "--batch"]) == 0
+    assert len(read_results(tmp_path / "a.jsonl")) < 6
+    assert len(graded(tmp_path / "b.jsonl")) == 6

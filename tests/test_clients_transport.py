@@ -1,6 +1,7 @@
-"""Both network clients send over aiohttp, keep connections alive, and ``aclose()`` releases
-everything (aiohttp warns "Unclosed client session" for anything left open). The OpenAI client's
-own transport: event loops, proxies from the environment, TLS trust."""
+"""Both network clients send through their SDK's aiohttp transport, keep connections alive, and
+``aclose()`` releases everything (aiohttp warns "Unclosed client session" for anything left
+open). What the OpenAI client hands that transport: event loops, proxies from the environment
+(read once), TLS trust."""
 
 from __future__ import annotations
 
