@@ -330,3 +330,23 @@ def test_max_cost_reserves_at_batch_prices(tmp_path: Path) -> None:
         assert main([*batched, budget, "--batch"]) == 0
     assert len(read_results(tmp_path / "a.jsonl")) < 6
     assert len(graded(tmp_path / "b.jsonl")) == 6
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_recorded_batch_the_provider_no_longer_has_is_sent_again(
+    tmp_path: Path, provider: str
+) -> None:
+    src = sessions(tmp_path, 2)
+    out = tmp_path / "o.jsonl"
+    with FakeBatchServer(answer) as srv:
+        args = [*grade_args(srv, provider, src, out, "--no-cache"), "--batch"]
+        assert main(args) == 0
+        keys = list(srv.stats.batched)
+        out.unlink()
+        for record in Path(f"{out}.batches").glob("*.json"):
+            record.unlink()
+        # An old record of a batch the provider has since deleted (404 on retrieve).
+        BatchState.beside(out).add(provider, MODELS[provider], "batch_long_gone", keys)
+        assert main(args) == 0
+    assert len(graded(out)) == 2
+    assert srv.stats.batches_created == 2 and set(srv.stats.batched.values()) == {2}

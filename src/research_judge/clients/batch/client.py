@@ -97,7 +97,6 @@ class BatchClient:
         # Batches whose line for a key failed: that key goes to a new batch, not back to them.
         self._spent: set[tuple[str, str]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
-        self.batch_dir = state.directory
         # Uploads of an earlier run whose batch was never recorded: found or made on first use.
         self._intent_of = {key: rec for rec in state.intents() for key in rec.custom_ids}
         self._resolving: set[str] = set()
@@ -265,6 +264,16 @@ class BatchClient:
 
     def _give_up(self, record: BatchRecord, exc: ApiError) -> None:
         self.counters.in_progress -= 1
+        if exc.status == 404:
+            # The provider no longer has the batch or its results (deleted, or past the
+            # retention time of an old record): they cannot be had, so the requests go again.
+            self.counters.statuses[record.batch_id] = "gone"
+            for key in record.custom_ids:
+                self._spent.add((record.batch_id, key))
+                if key in self._waiters:
+                    self._route(key)
+            self._changed()
+            return
         self.counters.statuses[record.batch_id] = "unreachable"
         error = _run_stopper(exc, f"following batch {record.batch_id}")
         for key in record.custom_ids:
@@ -311,10 +320,6 @@ class BatchClient:
 
     def _changed(self) -> None:
         self._on_change(self.counters)
-
-    def status_lines(self) -> dict[str, str]:
-        """The last status seen of every batch this run followed, by batch id."""
-        return dict(self.counters.statuses)
 
 
 def _run_stopper(exc: ResearchJudgeError, doing: str) -> ApiError:
