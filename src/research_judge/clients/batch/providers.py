@@ -27,7 +27,7 @@ from research_judge.clients.anthropic import AnthropicClient
 from research_judge.clients.base import JudgeRequest
 from research_judge.clients.batch.api import BatchAPI, BatchStatus, LineResult
 from research_judge.clients.openai import OpenAIClient, status_error
-from research_judge.errors import ApiError, JudgeRefusal, TransientApiError
+from research_judge.errors import ApiError, ContextLengthError, JudgeRefusal, TransientApiError
 
 CONTROL_RETRIES = 5
 """SDK retries for each control call (with the SDKs' backoff and Retry-After)."""
@@ -164,6 +164,7 @@ class OpenAIBatches:
             secret=None,
             env_var="OPENAI_API_KEY",
             permanent=isinstance(inner, dict) and inner.get("code") == "insufficient_quota",
+            code=_code(inner),
         )
         if isinstance(mapped, TransientApiError):
             return LineResult(retry=str(mapped))
@@ -245,6 +246,8 @@ class AnthropicBatches:
         detail = f"{where}: {error.type}: {error.message}"
         if error.type in ("api_error", "overloaded_error", "rate_limit_error", "timeout_error"):
             return LineResult(retry=detail)
+        if _http.is_context_error(400, None, error.message):
+            return LineResult(error=ContextLengthError(_http.redact(detail, None), 400))
         return LineResult(error=ApiError(_http.redact(detail, None)))
 
     async def _call(self, call: Callable[[], Awaitable[T]]) -> T:
@@ -264,6 +267,11 @@ class AnthropicBatches:
             raise TransientApiError(
                 f"{self.provider} batch API unreachable at {self.client.base_url}"
             ) from None
+
+
+def _code(inner: object) -> str | None:
+    code = inner.get("code") if isinstance(inner, dict) else None
+    return code if isinstance(code, str) else None
 
 
 def _secret(client: OpenAIClient | AnthropicClient) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-from ...errors import ConfigError
+from ...errors import ConfigError, OutputError
 
 
 def check_output(out: Path, inputs: list[Path]) -> None:
@@ -22,8 +22,8 @@ def check_output(out: Path, inputs: list[Path]) -> None:
             out.exists() and path.exists() and os.path.samefile(out, path)
         ):
             raise ConfigError(f"--out {out} is one of the inputs; it would be overwritten")
-    if out.is_dir():
-        raise ConfigError(f"--out {out} is a directory")
+    if out.exists() and not out.is_file():
+        raise OutputError(f"--out {out}: exists and is not a regular file; not replacing it")
 
 
 class SessionsWriter:
@@ -40,13 +40,16 @@ class SessionsWriter:
                 dir=directory, prefix=f".{self.out.name}.", suffix=".tmp"
             )
         except OSError as exc:
-            raise ConfigError(f"cannot write {self.out}: {exc.strerror or exc}") from exc
+            raise OutputError(f"cannot write {self.out}: {exc.strerror or exc}") from exc
         self._handle = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
         return self
 
     def write(self, session: dict[str, Any]) -> None:
         assert self._handle is not None
-        self._handle.write(json.dumps(session, ensure_ascii=False) + "\n")
+        try:
+            self._handle.write(json.dumps(session, ensure_ascii=False) + "\n")
+        except OSError as exc:  # disk full, quota: the temp file goes, any earlier output stays
+            raise OutputError(f"cannot write {self.out}: {exc.strerror or exc}") from exc
         self.count += 1
 
     def __exit__(
@@ -57,17 +60,23 @@ class SessionsWriter:
     ) -> None:
         assert self._handle is not None and self._tmp is not None
         try:
-            if kind is None:
-                self._handle.flush()
-                os.fsync(self._handle.fileno())
-            self._handle.close()
-            if kind is None:
-                # mkstemp makes the file private (0600); a sessions file gets the usual mode.
-                umask = os.umask(0)
-                os.umask(umask)
-                os.chmod(self._tmp, 0o666 & ~umask)
-                os.replace(self._tmp, self.out)
-                self._tmp = None
+            self._finish(kind is None)
+        except OSError as error:
+            raise OutputError(f"cannot write {self.out}: {error.strerror or error}") from error
         finally:
             if self._tmp is not None:
                 Path(self._tmp).unlink(missing_ok=True)
+
+    def _finish(self, keep: bool) -> None:
+        assert self._handle is not None and self._tmp is not None
+        if keep:
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
+        self._handle.close()
+        if keep:
+            # mkstemp makes the file private (0600); a sessions file gets the usual mode.
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(self._tmp, 0o666 & ~umask)
+            os.replace(self._tmp, self.out)
+            self._tmp = None
