@@ -33,7 +33,7 @@ from ..judge.prompts import PromptSet
 from ..results.model import iter_results
 from ..results.summary import format_summary, summarize
 from ..sessions.store import open_store, resolve_session
-from ._grade_ci import emit_grade_ci
+from ._grade_ci import annotate_stop, emit_grade_ci
 
 
 def client_settings(args: argparse.Namespace) -> ClientSettings:
@@ -154,6 +154,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
                 "so far; run the same command again to resume.",
                 file=err,
             )
+            annotate_stop(args, f"provider down: {exc}; rerun the same command to resume")
             return ExitCode.PROVIDER_DOWN
     finally:
         await client.aclose()
