@@ -92,7 +92,9 @@ class BatchClient:
         self._pending: list[str] = []
         self._flusher: asyncio.Task[None] | None = None
         self._watchers: dict[str, asyncio.Task[None]] = {}
-        # Raw lines of batches that have ended, by batch id then custom_id.
+        # Raw lines of batches that have ended and not yet been asked for, by batch id then
+        # custom_id: a line is dropped once delivered (its reply is in the response cache if
+        # that is on), so memory holds only what a resumed run has still to ask for.
         self._ended: dict[str, dict[str, object]] = {}
         # Batches whose line for a key failed: that key goes to a new batch, not back to them.
         self._spent: set[tuple[str, str]] = set()
@@ -141,7 +143,7 @@ class BatchClient:
         if record is not None and (record.batch_id, key) not in self._spent:
             ended = self._ended.get(record.batch_id)
             if ended is not None:
-                self._deliver(record.batch_id, key, ended.get(key))
+                self._deliver(record.batch_id, key, ended.pop(key, None))
             else:
                 self._watch(record, resumed=True)
             return
@@ -259,7 +261,7 @@ class BatchClient:
         self._ended[batch_id] = lines
         for key in record.custom_ids:
             if key in self._waiters:
-                self._deliver(batch_id, key, lines.get(key))
+                self._deliver(batch_id, key, lines.pop(key, None))
         self._changed()
 
     def _give_up(self, record: BatchRecord, exc: ApiError) -> None:
