@@ -143,6 +143,19 @@ def test_bootstrap_kappa_benchmark_checks_its_two_paths(
     assert "same kappa on identical resamples: NO" in capsys.readouterr().out
 
 
+def test_convert_benchmark_converts_every_session(tmp_path: Path) -> None:
+    figures = bench("bench_convert").run(tmp_path, sessions=20, rounds=1)
+    values = numbers(figures, "convert")
+    assert set(values) == {
+        "openai-chat sessions/s",
+        "openai-chat time / parse-and-write floor",
+        "otel sessions/s",
+        "otel time / parse-and-write floor",
+    }
+    out = (tmp_path / "convert.otel.out.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(out) == 20 and '"content_ref": "s0/3.txt"' in out[0]
+
+
 def test_batch_benchmark_grades_every_session_through_the_fake_batch_api(tmp_path: Path) -> None:
     figures = bench("bench_batch").run(tmp_path, sessions=20, poll=0.05)
     by_name = {f.name: f for f in figures}

@@ -14,7 +14,7 @@ from typing import TextIO
 
 from ..clients.base import JudgeClient, JudgeRequest, JudgeResponse
 from ..clients.chain import ClientSettings, build_client
-from ..clients.jury import JuryClient, build_jury
+from ..clients.jury import JuryClient, build_jury, parse_juror
 from ..cost.prices import PriceTable
 from ..cost.windows import ModelLimits, WindowTable
 from ..engine import (
@@ -66,13 +66,22 @@ def client_settings(args: argparse.Namespace) -> ClientSettings:
 
 
 def judge_limits(args: argparse.Namespace, err: TextIO) -> ModelLimits:
-    """The judge model's window and output limit; a one-line notice when they are guessed."""
+    """The judge model's window and output limit; a one-line notice when they are guessed.
+
+    With ``--jury`` every juror is sent the same requests: they are planned for the smallest
+    window and output limit among them."""
     table = WindowTable.load(args.prices)
-    limits = table.limits_for(args.model, args.context_window)
-    notice = table.notice(args.model, limits)
-    if notice:
-        print(f"research-judge grade: {notice}", file=err)
-    return limits
+    specs = [s for s in (getattr(args, "jury", None) or "").split(",") if s.strip()]
+    models = [args.model, *(parse_juror(spec, args.provider)[1] for spec in specs)]
+    chosen: ModelLimits | None = None
+    for model in models:
+        limits = table.limits_for(model, args.context_window)
+        notice = table.notice(model, limits)
+        if notice:
+            print(f"research-judge grade: {notice}", file=err)
+        chosen = limits if chosen is None else chosen.narrowest(limits)
+    assert chosen is not None
+    return chosen
 
 
 def build_judge(

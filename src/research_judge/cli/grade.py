@@ -15,6 +15,7 @@ from ..judge.grader import JudgeSettings
 from ..judge.policy import VerdictPolicy
 from ._ci import add_ci_flags, check_stdout, main_output
 from ._help import DefaultsFormatter
+from ._stdin import STDIN, spooled_stdin
 from .config import add_config_flag
 
 # Flag defaults come from the library's own defaults: one setting, one default.
@@ -34,7 +35,9 @@ def register(subparsers: Any) -> None:
         ),
         formatter_class=DefaultsFormatter,
     )
-    p.add_argument("sessions", metavar="SESSIONS.jsonl", help="logged sessions, one per line")
+    p.add_argument(
+        "sessions", metavar="SESSIONS.jsonl", help="logged sessions, one per line (- for stdin)"
+    )
     p.add_argument("--out", required=True, metavar="RESULTS.jsonl", help="results file (resumed)")
     judge = p.add_argument_group("judge")
     judge.add_argument("--provider", default=_CLIENT.provider, help="openai or anthropic")
@@ -213,4 +216,8 @@ def run_grade(args: argparse.Namespace) -> int:
     from ._grading import execute
 
     check_stdout(args)
-    return asyncio.run(execute(args, sys.stderr, main_output(args)))
+    if args.sessions != STDIN:
+        return asyncio.run(execute(args, sys.stderr, main_output(args)))
+    with spooled_stdin() as path:
+        args.sessions = str(path)
+        return asyncio.run(execute(args, sys.stderr, main_output(args)))
