@@ -184,3 +184,14 @@ def test_batch_progress_prints_a_line_when_a_batch_changes_state_not_per_reply()
     quiet = io.StringIO()
     BatchProgress(quiet, enabled=False)(counters)
     assert quiet.getvalue() == ""
+
+
+async def test_an_unreadable_results_file_fails_the_calls_instead_of_leaving_them_waiting(
+    tmp_path: Path,
+) -> None:
+    class Garbled(MemoryBatches):
+        async def results(self, batch_id: str, status: BatchStatus) -> dict[str, Any]:
+            return dict(json.loads("{not json"))
+
+    with pytest.raises(ApiError, match="internal error reading batch b1"):
+        await asyncio.wait_for(run_all(client(Garbled(), tmp_path), [request(1)]), timeout=10)
