@@ -101,14 +101,13 @@ def run(args: argparse.Namespace) -> int:
     if args.bootstrap < 0:
         raise ConfigError(f"--bootstrap must be 0 or more, got {args.bootstrap}")
     check_bars(args.min_kappa, args.min_fail_agreement)
-    check_stdout(args)
     if args.suggest is not None and args.suggest < 1:
         raise ConfigError(f"--suggest must be 1 or more, got {args.suggest}")
     check_stdout(args)
     labels = read_labels(args.labels)
     results = read_results(args.results)
     if args.suggest is not None:
-        _write_suggestions(results, labels, args.suggest, args.suggest_out)
+        _write_suggestions(results, labels, args.suggest, args.suggest_out, args.config)
     report = validate_run(
         results,
         labels,
@@ -154,10 +153,13 @@ def run(args: argparse.Namespace) -> int:
     return ExitCode.FLAGGED if bad else ExitCode.OK
 
 
-def _write_suggestions(results: Any, labels: Any, n: int, path: str) -> None:
+def _write_suggestions(results: Any, labels: Any, n: int, path: str, config: str | None) -> None:
+    from ..judge.policy import load_policy
     from ..validate.suggest import suggest, write_suggestions
 
-    picked = suggest(results, labels, n)
+    # Margins are distances from the floors the sessions were graded against: the [policy] of
+    # the same config file `grade` read, not the defaults.
+    picked = suggest(results, labels, n, load_policy(config))
     write_suggestions(path, picked)
     fails = sum(s.judge_verdict == "fail" for s in picked)
     short = f" (only {len(picked)} unlabelled graded sessions)" if len(picked) < n else ""
