@@ -2,12 +2,14 @@
 
 A failed or interrupted conversion leaves no half-written output (and any earlier file at that
 path untouched); an output path that is one of the inputs is refused before anything is read.
+``-`` streams the sessions to stdout instead (``convert ... --out - | ...``).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 import tempfile
 from pathlib import Path
 from types import TracebackType
@@ -15,8 +17,12 @@ from typing import IO, Any
 
 from ...errors import ConfigError, OutputError
 
+STDOUT = "-"
+
 
 def check_output(out: Path, inputs: list[Path]) -> None:
+    if str(out) == STDOUT:
+        return
     for path in inputs:
         if out.resolve() == path.resolve() or (
             out.exists() and path.exists() and os.path.samefile(out, path)
@@ -34,10 +40,13 @@ class SessionsWriter:
         self._handle: IO[str] | None = None
 
     def __enter__(self) -> SessionsWriter:
-        directory = self.out.parent
+        if str(self.out) == STDOUT:
+            self._handle = sys.stdout
+            return self
         try:
+            self.out.parent.mkdir(parents=True, exist_ok=True)
             fd, self._tmp = tempfile.mkstemp(
-                dir=directory, prefix=f".{self.out.name}.", suffix=".tmp"
+                dir=self.out.parent, prefix=f".{self.out.name}.", suffix=".tmp"
             )
         except OSError as exc:
             raise OutputError(f"cannot write {self.out}: {exc.strerror or exc}") from exc
@@ -58,7 +67,10 @@ class SessionsWriter:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        assert self._handle is not None and self._tmp is not None
+        if self._tmp is None:  # stdout: nothing to rename, and not ours to close
+            assert self._handle is not None
+            self._handle.flush()
+            return
         try:
             self._finish(kind is None)
         except OSError as error:
