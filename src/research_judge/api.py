@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeAlias, TypeVar, cast
 
 from pydantic import ValidationError
 
+from ._validation import describe_validation_error
 from .clients.chain import ClientSettings, build_client
 from .compare import DEFAULT_CRITICAL_THRESHOLD, DEFAULT_THRESHOLD
 from .cost.prices import PriceTable
@@ -35,7 +36,7 @@ from .judge.prompts import PromptSet
 from .report import DEFAULT_WORST
 from .results.model import Result, read_results
 from .results.sink import ResultsList
-from .sessions.model import Session, describe_validation_error, iter_sessions
+from .sessions.model import Session, iter_sessions
 
 if TYPE_CHECKING:
     import pandas

@@ -6,11 +6,11 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._files import write_atomically
 from ..compare import DEFAULT_THRESHOLD
 from ..errors import ConfigError
 from ..results.model import Result, read_results
@@ -69,9 +69,9 @@ def write_report(
         baseline_source=baseline_source,
     )
     if html is not None:
-        _write_atomically(Path(html), render_html(data))
+        write_atomically(html, render_html(data))
     if md is not None:
-        _write_atomically(Path(md), render_markdown(data))
+        write_atomically(md, render_markdown(data))
 
 
 def _run(results: str | Path | Sequence[Result]) -> tuple[Sequence[Result], str]:
@@ -79,19 +79,3 @@ def _run(results: str | Path | Sequence[Result]) -> tuple[Sequence[Result], str]
     if isinstance(results, str | Path):
         return read_results(results), Path(results).name
     return results, ""
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """Write via a temporary file in the same folder so a reader never sees half a report.
-
-    A plain ``open`` (not mkstemp) so the file gets the usual umask-based permissions: reports
-    are meant to be shared, e.g. served as CI artifacts.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise

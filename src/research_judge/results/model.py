@@ -19,6 +19,7 @@ from pydantic import (
     model_serializer,
 )
 
+from .._validation import describe_validation_error
 from ..errors import ErrorKind, InputFileError
 from ..judge import verdicts
 
@@ -168,7 +169,7 @@ def _numbered_results(path: str | Path) -> Iterator[tuple[int, Result | InputFil
             try:
                 yield number, Result.model_validate_json(line)
             except ValidationError as exc:
-                yield number, InputFileError(p, _first_problem(exc), number)
+                yield number, InputFileError(p, describe_validation_error(exc, limit=1), number)
 
 
 def read_results(path: str | Path) -> list[Result]:
@@ -186,11 +187,3 @@ def read_results(path: str | Path) -> list[Result]:
         seen.add(item.session_id)
         out.append(item)
     return out
-
-
-def _first_problem(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    where = ".".join(str(p) for p in err.get("loc", ()))
-    if err.get("type") == "json_invalid":
-        return "not valid JSON"
-    return f"{where}: {err.get('msg')}" if where else str(err.get("msg"))
