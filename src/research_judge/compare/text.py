@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .._format import num
 from .model import JUDGE_CHANGED, Comparison, Flag, MetricDelta
 
 _IDS_PER_LINE = 8
@@ -63,9 +64,7 @@ def _row(m: MetricDelta, flag: Flag | None) -> str:
 
 
 def _num(value: float | None, *, signed: bool = False) -> str:
-    if value is None:
-        return "n/a"
-    return f"{value:+.3f}" if signed else f"{value:.3f}"
+    return num(value, 3, signed=signed)
 
 
 def _ids(title: str, ids: list[str]) -> list[str]:

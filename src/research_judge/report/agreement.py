@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-NA = "n/a"
+from .._format import NA, num, pct
 
 # (key, label, how to show it): proportions as percentages, kappa-like values as decimals.
 _ROWS: tuple[tuple[str, str, str], ...] = (
@@ -85,12 +85,12 @@ def _fmt(value: Any, kind: str) -> str:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return NA
     if kind == "pct":
-        return f"{100 * value:.1f}%"
+        return pct(value, 1)
     if kind == "int":
         return str(int(value))
     if kind == "signed":
-        return f"{value:+.2f}"
-    return f"{value:.3f}"
+        return num(value, 2, signed=True)
+    return num(value, 3)
 
 
 def _interval(ci: Any, kind: str) -> str:

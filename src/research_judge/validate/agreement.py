@@ -15,6 +15,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from .._format import pct
 from ..stats.intervals import (
     BootstrapCounts,
     FloatArray,
@@ -299,7 +300,7 @@ def headline(s: PassFailStats) -> str:
 
 
 def _pct(x: float | None) -> str:
-    return "n/a" if x is None else f"{100 * x:.0f}%"
+    return pct(x, 0)
 
 
 def _p(p: float) -> str:
