@@ -9,7 +9,7 @@ import argparse
 import json
 from typing import Any
 
-from ..compare.core import DEFAULT_CRITICAL_THRESHOLD, DEFAULT_THRESHOLD
+from ..compare.model import DEFAULT_CRITICAL_THRESHOLD, DEFAULT_THRESHOLD
 from ..errors import ExitCode, UserError
 
 

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 from typing import Any
 
 from ..clients._http import DEFAULT_TIMEOUT
-from ..clients.chain import ClientSettings, default_cache_dir
+from ..clients.settings import ClientSettings, default_cache_dir
 from ..engine.select import Selection
-from ..judge.grader import JudgeSettings
 from ..judge.policy import VerdictPolicy
+from ..judge.settings import JudgeSettings
 from ._help import DefaultsFormatter
 
 # Flag defaults come from the library's own defaults: one setting, one default.
@@ -153,6 +152,8 @@ def _temperature(text: str) -> float | None:
 
 
 def run_grade(args: argparse.Namespace) -> int:
+    import asyncio
+
     from ._grading import execute
 
     return asyncio.run(execute(args, sys.stderr, sys.stdout))

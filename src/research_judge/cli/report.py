@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..compare.core import DEFAULT_THRESHOLD
+from ..compare.model import DEFAULT_THRESHOLD
 from ..errors import ConfigError, ExitCode
-from ..report.data import DEFAULT_WORST
+from ..report import DEFAULT_WORST
 
 
 def register(subparsers: Any) -> None:

@@ -7,6 +7,11 @@ from typing import Any, Literal
 
 from ..stats.paired import PairedTest
 
+# The defaults of the flags, here once for the library, the CLI and the report (in this light
+# module, so ``--help`` does not load the comparison itself).
+DEFAULT_THRESHOLD = 0.05
+DEFAULT_CRITICAL_THRESHOLD = 0.10
+
 Severity = Literal["warning", "critical"]
 # Said wherever a comparison is shown (text, warnings, HTML, Markdown) when the judges differ.
 JUDGE_CHANGED = "judge changed: these deltas mix agent and judge changes"

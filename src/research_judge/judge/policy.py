@@ -12,11 +12,13 @@ from __future__ import annotations
 import tomllib
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
-from ..results.model import Ratios, Verdict
-from .verdicts import CRITERIA, Score
+
+if TYPE_CHECKING:  # only types: the grade flags read this module's defaults at --help time
+    from ..results.model import Ratios, Verdict
+    from .verdicts import Score
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,8 @@ class VerdictPolicy:
 
     def decide(self, ratios: Ratios, scores: dict[str, Score]) -> tuple[Verdict, list[str]]:
         """Return ``("pass"|"fail", reasons)``; reasons name every rule that failed."""
+        from .verdicts import CRITERIA  # pydantic: loaded when grading, not for --help
+
         reasons: list[str] = []
         for criterion in CRITERIA:
             minimum: int = getattr(self, f"min_{criterion}")

@@ -6,19 +6,31 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from .._files import write_atomically
-from ..compare import DEFAULT_THRESHOLD
+from ..compare.model import DEFAULT_THRESHOLD
 from ..errors import ConfigError
-from ..results.model import Result, read_results
-from .data import DEFAULT_WORST, ReportData, build_report
-from .render import MARKDOWN_WORST, render_html, render_markdown
 
 if TYPE_CHECKING:
+    from ..results.model import Result
     from ..validate import Labels
+    from .data import ReportData, build_report
+    from .render import MARKDOWN_WORST, render_html, render_markdown
+
+DEFAULT_WORST = 10
+"""How many of the worst sessions the HTML report shows in detail (``report --worst``)."""
+
+# Loaded on first use (Jinja, the statistics): ``report --help`` reads only DEFAULT_WORST.
+_LAZY = {
+    "MARKDOWN_WORST": ".render",
+    "ReportData": ".data",
+    "build_report": ".data",
+    "render_html": ".render",
+    "render_markdown": ".render",
+}
 
 __all__ = [
     "DEFAULT_WORST",
@@ -46,6 +58,10 @@ def write_report(
 
     Bad input raises ``InputFileError`` naming the file and line, before anything is written.
     """
+    from .._files import write_atomically
+    from .data import build_report
+    from .render import render_html, render_markdown
+
     if html is None and md is None:
         raise ConfigError("nothing to write: give an HTML path, a Markdown path, or both")
     if worst < 0:
@@ -77,5 +93,14 @@ def write_report(
 def _run(results: str | Path | Sequence[Result]) -> tuple[Sequence[Result], str]:
     """A run's results and the name the report shows for it (none when held in memory)."""
     if isinstance(results, str | Path):
+        from ..results.model import read_results
+
         return read_results(results), Path(results).name
     return results, ""
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module, __name__), name)

@@ -9,15 +9,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..compare import DEFAULT_THRESHOLD, Comparison, compare_runs
-from ..compare.model import JUDGE_CHANGED
+from ..compare import Comparison, compare_runs
+from ..compare.model import DEFAULT_THRESHOLD, JUDGE_CHANGED
 from ..results.model import Result
+from . import DEFAULT_WORST
 from .agreement import AgreementView, agreement_view
 from .distributions import CriteriaCharts, criteria_charts
 from .summary import CostSummary, ErrorLine, Headline, JudgeLine, cost, errors, headline, judges
 from .worst import WorstSession, worst_sessions
-
-DEFAULT_WORST = 10
 
 
 @dataclass(frozen=True)
