@@ -37,6 +37,7 @@ from .report import DEFAULT_WORST
 from .results.model import Result, read_results
 from .results.sink import ResultsList
 from .sessions.model import Session, iter_sessions
+from .stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 
 if TYPE_CHECKING:
     import pandas
@@ -158,8 +159,8 @@ def validate(
     results: ResultsInput,
     labels: LabelsInput,
     *,
-    seed: int = 0,
-    n_boot: int = 10_000,
+    seed: int = BOOTSTRAP_SEED,
+    n_boot: int = BOOTSTRAP_RESAMPLES,
 ) -> ValidationReport:
     """The judge's agreement with human labels; ``.to_dict()`` is ``validate --json``.
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..results.model import Result
+from ..stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from .agreement import PassFailStats, headline, pass_fail_stats
 from .dataset import Exclusions, pair
 from .guidance import Guidance, guidance
@@ -89,7 +90,11 @@ class ValidationReport:
 
 
 def validate_run(
-    results: Sequence[Result], labels: Labels, *, seed: int = 0, n_boot: int = 10_000
+    results: Sequence[Result],
+    labels: Labels,
+    *,
+    seed: int = BOOTSTRAP_SEED,
+    n_boot: int = BOOTSTRAP_RESAMPLES,
 ) -> ValidationReport:
     """Compare judge verdicts (and 1-3 scores) with human labels on the sessions both cover."""
     if n_boot < 0:
