@@ -73,7 +73,7 @@ def write_report(
         from ..validate import read_labels, validate_run
 
         read = read_labels(labels) if isinstance(labels, str | Path) else labels
-        agreement = validate_run(current, read).to_dict()
+        agreement = validate_run(current, read)
     older, baseline_source = (None, "") if baseline is None else _run(baseline)
     data = build_report(
         current,

@@ -5,9 +5,9 @@ Plain data, no markup: the HTML and Markdown templates both render from one ``Re
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..compare import Comparison, compare_runs
 from ..compare.model import DEFAULT_THRESHOLD, JUDGE_CHANGED
@@ -17,6 +17,9 @@ from .agreement import AgreementView, agreement_view
 from .distributions import CriteriaCharts, criteria_charts
 from .summary import CostSummary, ErrorLine, Headline, JudgeLine, cost, errors, headline, judges
 from .worst import WorstSession, worst_sessions
+
+if TYPE_CHECKING:
+    from ..validate.report import ValidationReport
 
 
 @dataclass(frozen=True)
@@ -51,14 +54,14 @@ class ReportData:
 def build_report(
     results: Sequence[Result],
     *,
-    agreement: Mapping[str, Any] | None = None,
+    agreement: ValidationReport | None = None,
     baseline: Sequence[Result] | None = None,
     worst: int = DEFAULT_WORST,
     threshold: float = DEFAULT_THRESHOLD,
     source: str = "",
     baseline_source: str = "",
 ) -> ReportData:
-    """``agreement`` is ``validate_run(...).to_dict()``; ``baseline`` the older run's results."""
+    """``agreement`` is ``validate_run(...)``'s report; ``baseline`` the older run's results."""
     comparison = None
     if baseline is not None:
         comparison = compare_runs(baseline, results, threshold=threshold)
