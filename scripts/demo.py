@@ -64,11 +64,11 @@ def main() -> int:
         ok=(2,),
     )
     step(
-        "validate: how far can this judge be trusted? (against the team's labels)",
-        "validate",
-        str(results),
-        "--labels",
-        labels,
+        "validate: how far can this judge be trusted? (against the team's labels, gated: "
+        "exit 1 when a bar is missed)",
+        *("validate", str(results), "--labels", labels),
+        *("--min-kappa", "0.4", "--min-fail-agreement", "0.7"),
+        ok=(0, 1),
     )
     grade(
         "grade the previous agent version (v11) on the same questions, same recorded judge",

@@ -20,6 +20,7 @@ from research_judge.validate.dataset import ExcludedGroup, Exclusions
 from research_judge.validate.guidance import RULE_OF_THUMB, Guidance
 from research_judge.validate.length_bias import LengthBias
 from research_judge.validate.ordinal import CriterionAgreement
+from research_judge.validate.prevalence import CorrectedPassRate
 from research_judge.validate.report import ValidationReport
 from results_support import make_result
 
@@ -233,6 +234,7 @@ def validation_report(**stats: Any) -> ValidationReport:
         n_labels=100,
         seed=0,
         n_boot=0,
+        corrected=CorrectedPassRate(raw=None, raw_ci=None, n_graded=0),
         warnings=["only 32 human fails"],
     )
 

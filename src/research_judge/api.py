@@ -161,15 +161,25 @@ def validate(
     *,
     seed: int = BOOTSTRAP_SEED,
     n_boot: int = BOOTSTRAP_RESAMPLES,
+    min_kappa: float | None = None,
+    min_fail_agreement: float | None = None,
 ) -> ValidationReport:
     """The judge's agreement with human labels; ``.to_dict()`` is ``validate --json``.
 
     ``labels``: a mapping session id -> ``"pass"``/``"fail"``, a ``Labels``, or a labels file
-    (CSV or JSONL, as for ``validate --labels``).
+    (CSV or JSONL, as for ``validate --labels``). ``min_kappa`` / ``min_fail_agreement`` set
+    the gates of ``validate --min-kappa / --min-fail-agreement``: ``.gates_passed``.
     """
     from .validate import validate_run
 
-    return validate_run(_results(results), _labels(labels), seed=seed, n_boot=n_boot)
+    return validate_run(
+        _results(results),
+        _labels(labels),
+        seed=seed,
+        n_boot=n_boot,
+        min_kappa=min_kappa,
+        min_fail_agreement=min_fail_agreement,
+    )
 
 
 def compare(
@@ -178,9 +188,12 @@ def compare(
     *,
     threshold: float = DEFAULT_THRESHOLD,
     critical_threshold: float = DEFAULT_CRITICAL_THRESHOLD,
+    rejudged: ResultsInput | None = None,
 ) -> Comparison:
     """``current`` against ``baseline`` on their common sessions; ``.to_dict()`` is
-    ``compare --json``, ``.regressions`` the ids that passed before and fail now."""
+    ``compare --json``, ``.regressions`` the ids that passed before and fail now. ``rejudged``
+    (the baseline's sessions graded by the current judge) splits each delta into judge shift
+    and agent change, as ``compare --rejudged``."""
     from .compare import compare_runs
 
     return compare_runs(
@@ -188,6 +201,7 @@ def compare(
         _results(current),
         threshold=threshold,
         critical_threshold=critical_threshold,
+        rejudged=None if rejudged is None else _results(rejudged),
     )
 
 
@@ -198,6 +212,7 @@ def write_report(
     md: PathLike | None = None,
     labels: LabelsInput | None = None,
     baseline: ResultsInput | None = None,
+    rejudged: ResultsInput | None = None,
     worst: int = DEFAULT_WORST,
     threshold: float = DEFAULT_THRESHOLD,
 ) -> None:
@@ -210,6 +225,7 @@ def write_report(
         md=None if md is None else Path(md),
         labels=None if labels is None else _labels(labels),
         baseline=None if baseline is None else _results(baseline),
+        rejudged=None if rejudged is None else _results(rejudged),
         worst=worst,
         threshold=threshold,
     )

@@ -16,9 +16,9 @@ import sys
 from collections.abc import Callable, Sequence
 
 from ..errors import ExitCode, ResearchJudgeError
-from . import compare, grade, report, tasks, validate
+from . import compare, grade, report, stability, tasks, validate
 
-VERBS = (grade, validate, compare, report, tasks)
+VERBS = (grade, validate, compare, report, stability, tasks)
 
 
 def build_parser() -> argparse.ArgumentParser:

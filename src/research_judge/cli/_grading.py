@@ -24,7 +24,7 @@ from ..engine import (
 )
 from ..engine.progress import Progress
 from ..engine.select import selected_sessions
-from ..errors import ExitCode, InputFileError, ProviderDownError
+from ..errors import ConfigError, ExitCode, InputFileError, ProviderDownError
 from ..judge.grader import Judge, JudgeSettings
 from ..judge.policy import VerdictPolicy, load_policy
 from ..judge.prompts import PromptSet
@@ -53,16 +53,25 @@ def build_judge(args: argparse.Namespace, client: JudgeClient, prices: PriceTabl
     # Every policy field has a --min-* flag of the same name; unset flags are None.
     flags = {f.name: getattr(args, f.name) for f in fields(VerdictPolicy)}
     policy = load_policy(args.config).with_overrides(**flags)
+    settings = JudgeSettings(
+        max_attempts=args.max_attempts,
+        strict_evidence=args.strict_evidence,
+        temperature=args.temperature,
+    )
+    repeats = getattr(args, "repeats", 1)
+    if repeats != 1:
+        from ..judge.repeats import RepeatingJudge
+
+        return RepeatingJudge(
+            client,
+            repeats=repeats,
+            prompts=PromptSet(args.prompts),
+            policy=policy,
+            settings=settings,
+            prices=prices,
+        )
     return Judge(
-        client,
-        prompts=PromptSet(args.prompts),
-        policy=policy,
-        settings=JudgeSettings(
-            max_attempts=args.max_attempts,
-            strict_evidence=args.strict_evidence,
-            temperature=args.temperature,
-        ),
-        prices=prices,
+        client, prompts=PromptSet(args.prompts), policy=policy, settings=settings, prices=prices
     )
 
 
@@ -70,8 +79,16 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     settings = client_settings(args)  # checks the chain's flags, even for a dry run
     selection = Selection(where=parse_where(args.where), sample=args.sample, seed=args.seed)
     prices = PriceTable.load(args.prices)
+    if getattr(args, "repeats", 1) < 1:
+        raise ConfigError(f"--repeats must be 1 or more, got {args.repeats}")
     if args.dry_run:
         return _dry_run(args, selection, prices, err, out)
+    if getattr(args, "repeats", 1) > 1 and args.temperature == 0:
+        print(
+            "research-judge grade: warning: --repeats at temperature 0 asks for the same answer "
+            "K times; set --temperature (e.g. 0.7) to measure how stable the judge is",
+            file=err,
+        )
     client = build_client(settings)
     try:
         judge = build_judge(args, client, prices)
@@ -194,7 +211,8 @@ def _dry_run(
         cost += e.cost_usd or 0.0
     shown = f"${cost:.4f}" if known else f"unknown (no price for {args.model!r}; use --prices)"
     print(
-        f"dry run: {n} session(s), 2 calls each; estimated input tokens {tokens_in}, "
+        f"dry run: {n} session(s), {2 * judge.samples_per_call} calls each; "
+        f"estimated input tokens {tokens_in}, "
         f"output tokens {tokens_out}, cost {shown} (as of prices {prices.as_of}).\n"
         "Estimate: rendered prompts at ~4 characters per token, expected reply sizes per call; "
         "re-asks and provider prompt-cache discounts are not included.",

@@ -62,6 +62,15 @@ def register(subparsers: Any) -> None:
         default=_JUDGE.temperature,
         help="sampling temperature; 'none' sends none (reasoning models accept only their own)",
     )
+    judge.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        metavar="K",
+        help="K judge samples of every call (set --temperature above 0); the session gets the "
+        "majority verdict, mean ratios and median scores, and every sample is kept in its "
+        "result for `research-judge stability` (default 1)",
+    )
     judge.add_argument("--prompts", metavar="DIR", help="folder of prompt templates to use")
     judge.add_argument(
         "--strict-evidence",

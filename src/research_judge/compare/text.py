@@ -6,6 +6,11 @@ from .._format import num
 from .model import JUDGE_CHANGED, Comparison, Flag, MetricDelta
 
 _IDS_PER_LINE = 8
+TESTS_NOTE = (
+    "p: pass rate, exact McNemar; criteria, exact signed-rank test on changes at the stored "
+    "precision (tied ranks permuted exactly; the sign test when every change is the same size; "
+    "normal approximation above 400 moved sessions)"
+)
 
 
 def render_text(cmp: Comparison) -> str:
@@ -15,7 +20,11 @@ def render_text(cmp: Comparison) -> str:
         lines.append(f"!! {JUDGE_CHANGED}")
     lines.append("")
     lines.extend(_table(cmp))
+    lines.append(TESTS_NOTE)
     lines.append("")
+    if cmp.decomposition is not None:
+        lines.extend(_split_table(cmp))
+        lines.append("")
     lines.extend(_ids("Regressions (pass -> fail)", cmp.regressions))
     lines.extend(_ids("Fixed (fail -> pass)", cmp.fixed))
     if cmp.movers:
@@ -61,6 +70,29 @@ def _row(m: MetricDelta, flag: Flag | None) -> str:
         f"{m.metric:<14}{_num(m.baseline):>10}{_num(m.current):>10}{_num(m.delta, signed=True):>10}"
         f"{p:>9}{m.test.n_pairs:>7}  {mark}"
     ).rstrip()
+
+
+def _split_table(cmp: Comparison) -> list[str]:
+    d = cmp.decomposition
+    assert d is not None
+    header = f"{'metric':<14}{'judge shift':>12}{'p':>9}{'agent change':>14}{'p':>9}  moved"
+    rows = [
+        f"Judge shift (rejudged - baseline) or agent change (current - rejudged), "
+        f"on {d.n_sessions} sessions graded in all three runs:",
+        header,
+        "-" * len(header),
+    ]
+    for name, split in d.metrics.items():
+        j, a = split.judge_shift, split.agent_change
+        rows.append(
+            f"{name:<14}{_num(j.delta, signed=True):>12}{_p(j.test.p_value):>9}"
+            f"{_num(a.delta, signed=True):>14}{_p(a.test.p_value):>9}  {split.moved}"
+        )
+    return rows
+
+
+def _p(p: float | None) -> str:
+    return "n/a" if p is None else f"{p:.3g}"
 
 
 def _num(value: float | None, *, signed: bool = False) -> str:

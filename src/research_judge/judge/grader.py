@@ -64,6 +64,8 @@ class _Outcome(Generic[T]):
 class Judge:
     """Turns a ``Session`` into a ``Result`` using any ``JudgeClient``."""
 
+    samples_per_call = 1  # `grade --repeats K` (judge.repeats.RepeatingJudge) sends K
+
     def __init__(
         self,
         client: JudgeClient,

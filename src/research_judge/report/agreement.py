@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from ..stats.intervals import Interval
     from ..validate.agreement import McNemar, PassFailStats
     from ..validate.ordinal import CriterionAgreement
+    from ..validate.prevalence import CorrectedPassRate
     from ..validate.report import ValidationReport
 
 
@@ -38,13 +39,16 @@ class AgreementView:
     ]  # (criterion, n, exact, within one, kappa, shift)
     guidance: tuple[str, ...]
     warnings: tuple[str, ...]
+    # One line per bar set with --min-kappa / --min-fail-agreement, and the overall outcome.
+    gates: tuple[str, ...] = ()
+    gates_passed: bool | None = None
 
 
 def agreement_view(report: ValidationReport) -> AgreementView:
     s = report.pass_fail
     rows = tuple(
         StatRow(label, _fmt(value, kind), _interval(ci, kind))
-        for label, value, ci, kind in _rows(s)
+        for label, value, ci, kind in _rows(s, report.corrected)
     )
     band = s.kappa_band
     if band:
@@ -68,10 +72,14 @@ def agreement_view(report: ValidationReport) -> AgreementView:
         criteria=tuple((name, _criterion(c)) for name, c in report.criteria.items()),
         guidance=(*guidance.lines, RULE_OF_THUMB),
         warnings=tuple(report.warnings),
+        gates=tuple(f"{'ok' if g.passed else 'FAILED'}: {g.message}" for g in report.gates),
+        gates_passed=report.gates_passed,
     )
 
 
-def _rows(s: PassFailStats) -> list[tuple[str, float | None, Interval | None, str]]:
+def _rows(
+    s: PassFailStats, run: CorrectedPassRate
+) -> list[tuple[str, float | None, Interval | None, str]]:
     """(label, value, interval, how to show it): proportions as percentages, kappa as a decimal."""
     return [
         ("Raw agreement", s.raw_agreement, s.raw_agreement_ci, "pct"),
@@ -93,6 +101,8 @@ def _rows(s: PassFailStats) -> list[tuple[str, float | None, Interval | None, st
         ("Judge pass rate", s.judge_pass_rate, s.judge_pass_rate_ci, "pct"),
         ("Human pass rate", s.human_pass_rate, s.human_pass_rate_ci, "pct"),
         ("Alignment (EvalGen harmonic mean)", s.alignment, s.alignment_ci, "pct"),
+        ("Judge pass rate, whole run", run.raw, run.raw_ci, "pct"),
+        ("Pass rate corrected for judge errors (Rogan-Gladen)", run.value, run.ci, "pct"),
     ]
 
 

@@ -110,6 +110,23 @@ class AnswerStats(_Model):
     words: int = 0
 
 
+class Sample(_Model):
+    """One of `grade --repeats K` judge samples of a session, as graded on its own."""
+
+    verdict: Verdict | None = None
+    ratios: Ratios | None = None
+    scores: dict[str, int] = Field(default_factory=dict)
+    error: str | None = None
+
+
+class Repeats(_Model):
+    """Every sample of a repeated session, and how the session's own numbers were combined."""
+
+    k: int
+    aggregation: str
+    samples: list[Sample]
+
+
 class Result(_Model):
     session_id: str
     ratios: Ratios | None = None
@@ -125,6 +142,14 @@ class Result(_Model):
     answer_stats: AnswerStats = Field(default_factory=AnswerStats)
     question: str = ""
     metadata: dict[str, Any] = Field(default_factory=dict)
+    repeats: Repeats | None = None  # only with `grade --repeats K`; absent from the line otherwise
+
+    @model_serializer(mode="wrap")
+    def _drop_absent_repeats(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and "repeats" in data and data["repeats"] is None:
+            del data["repeats"]
+        return data
 
     @property
     def ok(self) -> bool:
