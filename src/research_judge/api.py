@@ -30,9 +30,9 @@ from .cost.prices import PriceTable
 from .engine.progress import Progress
 from .engine.run import RunOptions, grade_sessions
 from .errors import InputFileError, InvalidSessionsError, UserError
-from .judge.grader import Judge, JudgeSettings
+from .judge.build import build_judge
 from .judge.policy import VerdictPolicy, load_policy
-from .judge.prompts import PromptSet
+from .judge.settings import DEFAULT_REPEATS, JudgeSettings
 from .report import DEFAULT_WORST
 from .results.model import Result, read_results
 from .results.sink import ResultsList
@@ -75,6 +75,7 @@ async def agrade(
     max_attempts: int = _J.max_attempts,
     temperature: float | None = _J.temperature,
     strict_evidence: bool = _J.strict_evidence,
+    repeats: int = DEFAULT_REPEATS,
     prompts: PathLike | None = None,
     policy: VerdictPolicy | PathLike | None = None,
     prices: PriceTable | PathLike | None = None,
@@ -86,8 +87,9 @@ async def agrade(
     session is checked first: any bad one raises ``InvalidSessionsError`` listing them all, and
     nothing is sent. The settings and their defaults are the ``grade`` command's (``cache``
     is ``not --no-cache``; ``policy`` a ``VerdictPolicy`` or a TOML file with a [policy] table;
-    ``prices`` a ``PriceTable`` or a price file adding to the shipped table). ``progress``
-    prints the CLI's progress line on stderr.
+    ``prices`` a ``PriceTable`` or a price file adding to the shipped table; ``repeats`` K
+    samples of every call, combined, as ``--repeats``). ``progress`` prints the CLI's progress
+    line on stderr.
 
     A provider that stays down raises ``ProviderDownError``; a prompt template that cannot
     render a session raises ``ConfigError``. Every other failure is one session's ``error``.
@@ -113,12 +115,16 @@ async def agrade(
     )
     chosen_policy = policy if isinstance(policy, VerdictPolicy) else load_policy(_path(policy))
     table = prices if isinstance(prices, PriceTable) else PriceTable.load(_path(prices))
-    prompt_set = PromptSet(_path(prompts))
     sink = ResultsList()
     client = build_client(settings)
     try:
-        judge = Judge(
-            client, prompts=prompt_set, policy=chosen_policy, settings=judge_settings, prices=table
+        judge = build_judge(
+            client,
+            prompts=_path(prompts),
+            policy=chosen_policy,
+            settings=judge_settings,
+            prices=table,
+            repeats=repeats,
         )
         shown = Progress(len(items), stream=sys.stderr) if progress else None
         await grade_sessions(

@@ -25,9 +25,9 @@ from ..engine import (
 from ..engine.progress import Progress
 from ..engine.select import selected_sessions
 from ..errors import ConfigError, ExitCode, InputFileError, ProviderDownError
+from ..judge.build import build_judge
 from ..judge.grader import Judge, JudgeSettings
 from ..judge.policy import VerdictPolicy, load_policy
-from ..judge.prompts import PromptSet
 from ..results.model import iter_results
 from ..results.summary import format_summary, summarize
 
@@ -49,7 +49,7 @@ def client_settings(args: argparse.Namespace) -> ClientSettings:
     )
 
 
-def build_judge(args: argparse.Namespace, client: JudgeClient, prices: PriceTable) -> Judge:
+def judge_for(args: argparse.Namespace, client: JudgeClient, prices: PriceTable) -> Judge:
     # Every policy field has a --min-* flag of the same name; unset flags are None.
     flags = {f.name: getattr(args, f.name) for f in fields(VerdictPolicy)}
     policy = load_policy(args.config).with_overrides(**flags)
@@ -58,20 +58,13 @@ def build_judge(args: argparse.Namespace, client: JudgeClient, prices: PriceTabl
         strict_evidence=args.strict_evidence,
         temperature=args.temperature,
     )
-    repeats = getattr(args, "repeats", 1)
-    if repeats != 1:
-        from ..judge.repeats import RepeatingJudge
-
-        return RepeatingJudge(
-            client,
-            repeats=repeats,
-            prompts=PromptSet(args.prompts),
-            policy=policy,
-            settings=settings,
-            prices=prices,
-        )
-    return Judge(
-        client, prompts=PromptSet(args.prompts), policy=policy, settings=settings, prices=prices
+    return build_judge(
+        client,
+        prompts=args.prompts,
+        policy=policy,
+        settings=settings,
+        prices=prices,
+        repeats=args.repeats,
     )
 
 
@@ -91,7 +84,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
         )
     client = build_client(settings)
     try:
-        judge = build_judge(args, client, prices)
+        judge = judge_for(args, client, prices)
         budget = (
             Budget(args.max_cost, Estimator(judge, prices)) if args.max_cost is not None else None
         )
@@ -194,7 +187,7 @@ def _dry_run(
     args: argparse.Namespace, selection: Selection, prices: PriceTable, err: TextIO, out: TextIO
 ) -> int:
     # A dry run needs the prompts and the model name, never a client: use a stand-in.
-    judge = build_judge(args, _NoClient(args.provider, args.model), prices)
+    judge = judge_for(args, _NoClient(args.provider, args.model), prices)
     estimator = Estimator(judge, prices)
     n = bad = tokens_in = tokens_out = 0
     cost = 0.0

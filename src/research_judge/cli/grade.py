@@ -11,7 +11,7 @@ from ..clients._http import DEFAULT_TIMEOUT
 from ..clients.settings import ClientSettings, default_cache_dir
 from ..engine.select import Selection
 from ..judge.policy import VerdictPolicy
-from ..judge.settings import JudgeSettings
+from ..judge.settings import DEFAULT_REPEATS, JudgeSettings
 from ._help import DefaultsFormatter
 
 # Flag defaults come from the library's own defaults: one setting, one default.
@@ -65,11 +65,11 @@ def register(subparsers: Any) -> None:
     judge.add_argument(
         "--repeats",
         type=int,
-        default=1,
+        default=DEFAULT_REPEATS,
         metavar="K",
         help="K judge samples of every call (set --temperature above 0); the session gets the "
         "majority verdict, mean ratios and median scores, and every sample is kept in its "
-        "result for `research-judge stability` (default 1)",
+        "result for `research-judge stability` (default %(default)s)",
     )
     judge.add_argument("--prompts", metavar="DIR", help="folder of prompt templates to use")
     judge.add_argument(

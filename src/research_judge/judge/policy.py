@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConfigError
 
 if TYPE_CHECKING:  # only types: the grade flags read this module's defaults at --help time
-    from ..results.model import Ratios, Verdict
+    from ..results.model import PassFail, Ratios
     from .verdicts import Score
 
 
@@ -41,7 +41,7 @@ class VerdictPolicy:
             if value is not None and (bad_type or not 0.0 <= value <= 1.0):
                 raise ConfigError(f"policy {name} must be a number 0..1, got {value!r}")
 
-    def decide(self, ratios: Ratios, scores: dict[str, Score]) -> tuple[Verdict, list[str]]:
+    def decide(self, ratios: Ratios, scores: dict[str, Score]) -> tuple[PassFail, list[str]]:
         """Return ``("pass"|"fail", reasons)``; reasons name every rule that failed."""
         from .verdicts import CRITERIA  # pydantic: loaded when grading, not for --help
 

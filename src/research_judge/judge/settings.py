@@ -24,3 +24,7 @@ class JudgeSettings:
     def __post_init__(self) -> None:
         if self.max_attempts < 1:
             raise ConfigError(f"max attempts must be at least 1, got {self.max_attempts}")
+
+
+DEFAULT_REPEATS = 1
+"""Judge samples per call (``grade --repeats``); above 1 a ``RepeatingJudge`` combines them."""

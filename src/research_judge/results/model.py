@@ -27,7 +27,8 @@ RATIO_NAMES = ("relevance", "utilization", "grounding")
 SCORE_NAMES: tuple[str, ...] = verdicts.CRITERIA  # the judge's scoring criteria, one list
 CRITERIA = RATIO_NAMES + SCORE_NAMES
 
-Verdict = Literal["pass", "fail"]
+# A session's verdict (``judge.verdicts.Verdict`` is something else: one call-1 answer).
+PassFail = Literal["pass", "fail"]
 
 
 class _Model(BaseModel):
@@ -113,7 +114,7 @@ class AnswerStats(_Model):
 class Sample(_Model):
     """One of `grade --repeats K` judge samples of a session, as graded on its own."""
 
-    verdict: Verdict | None = None
+    verdict: PassFail | None = None
     ratios: Ratios | None = None
     scores: dict[str, int] = Field(default_factory=dict)
     error: str | None = None
@@ -132,7 +133,7 @@ class Result(_Model):
     ratios: Ratios | None = None
     scores: dict[str, CriterionScore] | None = None
     verdicts: list[VerdictRecord] = Field(default_factory=list)
-    verdict: Verdict | None = None
+    verdict: PassFail | None = None
     verdict_reasons: list[str] = Field(default_factory=list)
     error: str | None = None
     error_kind: ErrorKind | None = None
