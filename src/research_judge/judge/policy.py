@@ -43,10 +43,10 @@ class VerdictPolicy:
 
     def decide(self, ratios: Ratios, scores: dict[str, Score]) -> tuple[PassFail, list[str]]:
         """Return ``("pass"|"fail", reasons)``; reasons name every rule that failed."""
-        from .verdicts import CRITERIA  # pydantic: loaded when grading, not for --help
+        from .verdicts import SCORE_NAMES  # pydantic: loaded when grading, not for --help
 
         reasons: list[str] = []
-        for criterion in CRITERIA:
+        for criterion in SCORE_NAMES:
             minimum: int = getattr(self, f"min_{criterion}")
             got = scores[criterion].score
             if got < minimum:

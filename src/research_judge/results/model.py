@@ -24,7 +24,7 @@ from ..errors import ErrorKind, InputFileError
 from ..judge import verdicts
 
 RATIO_NAMES = ("relevance", "utilization", "grounding")
-SCORE_NAMES: tuple[str, ...] = verdicts.CRITERIA  # the judge's scoring criteria, one list
+SCORE_NAMES: tuple[str, ...] = verdicts.SCORE_NAMES  # the judge's scoring criteria, one list
 CRITERIA = RATIO_NAMES + SCORE_NAMES
 
 # A session's verdict (``judge.verdicts.Verdict`` is something else: one call-1 answer).
