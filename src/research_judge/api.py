@@ -37,6 +37,7 @@ from .report import DEFAULT_WORST
 from .results.model import Result, read_results
 from .results.sink import ResultsList
 from .sessions.model import Session, iter_sessions
+from .sessions.store import open_store
 from .stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 
 if TYPE_CHECKING:
@@ -80,6 +81,7 @@ async def agrade(
     policy: VerdictPolicy | PathLike | None = None,
     prices: PriceTable | PathLike | None = None,
     progress: bool = False,
+    store: str | None = None,
 ) -> list[Result]:
     """Grade ``sessions`` and return one ``Result`` per session, in input order.
 
@@ -89,7 +91,8 @@ async def agrade(
     is ``not --no-cache``; ``policy`` a ``VerdictPolicy`` or a TOML file with a [policy] table;
     ``prices`` a ``PriceTable`` or a price file adding to the shipped table; ``repeats`` K
     samples of every call, combined, as ``--repeats``). ``progress`` prints the CLI's progress
-    line on stderr.
+    line on stderr. ``store`` (a folder or ``s3://bucket/prefix``) is where references with
+    ``content_ref`` are read from, as ``grade --store``.
 
     A provider that stays down raises ``ProviderDownError``; a prompt template that cannot
     render a session raises ``ConfigError``. Every other failure is one session's ``error``.
@@ -116,6 +119,7 @@ async def agrade(
     chosen_policy = policy if isinstance(policy, VerdictPolicy) else load_policy(_path(policy))
     table = prices if isinstance(prices, PriceTable) else PriceTable.load(_path(prices))
     sink = ResultsList()
+    content_store = open_store(store) if store is not None else None
     client = build_client(settings)
     try:
         judge = build_judge(
@@ -128,7 +132,12 @@ async def agrade(
         )
         shown = Progress(len(items), stream=sys.stderr) if progress else None
         await grade_sessions(
-            items, sink, judge, RunOptions(concurrency=concurrency), progress=shown
+            items,
+            sink,
+            judge,
+            RunOptions(concurrency=concurrency),
+            progress=shown,
+            store=content_store,
         )
     finally:
         await client.aclose()

@@ -14,11 +14,15 @@ class ExitCode(IntEnum):
     """Every exit status of the command line, defined here once."""
 
     OK = 0
-    FLAGGED = 1  # compare flagged a drop, tasks found a regression; an unclassified error
+    FLAGGED = 1  # a gate failed: compare flagged a drop, tasks found a regression
     FAILED = 2  # bad input, flags or configuration; a session that could not be graded
     PROVIDER_DOWN = 3  # the provider was unreachable or refused us (a grade run resumes)
     STOPPED = 4  # --max-cost stopped the run before every session was sent
+    OUTPUT_FAILED = 5  # an output could not be written
+    INTERNAL = 70  # a bug (sysexits' EX_SOFTWARE): never 1, so it cannot pass for a gate
     INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
+    PIPE_CLOSED = 141  # 128 + SIGPIPE: the reader of stdout left (`| head`)
+    TERMINATED = 143  # 128 + SIGTERM
 
 
 class ErrorKind(StrEnum):
@@ -29,12 +33,16 @@ class ErrorKind(StrEnum):
     REPLAY_MISS = "replay_miss"  # --replay had no recording of the request
     JUDGE_OUTPUT = "judge_output"  # every attempt's reply broke the wire format
     INTERNAL = "internal"  # a bug of ours, caught so it costs one session, not the run
+    CONTENT_REF = "content_ref"  # an offloaded tool result could not be read from the store
 
 
 class ResearchJudgeError(Exception):
-    """Base of every error this package raises on purpose."""
+    """Base of every error this package raises on purpose.
 
-    exit_code: ExitCode = ExitCode.FLAGGED
+    One that reaches the command line without a more specific class is a bug in the mapping.
+    """
+
+    exit_code: ExitCode = ExitCode.INTERNAL
 
 
 # --- the user's mistakes -------------------------------------------------------------------
@@ -61,8 +69,25 @@ class ConfigError(UserError):
     """An invalid setting (flag, config file value, environment)."""
 
 
+class ContentRefError(UserError):
+    """A reference's ``content_ref`` could not be read from the store: that session's error."""
+
+    def __init__(self, reference_id: str, content_ref: str, why: str) -> None:
+        self.reference_id = reference_id
+        self.content_ref = content_ref
+        super().__init__(
+            f"reference {reference_id!r}: cannot read content_ref {content_ref!r}: {why}"
+        )
+
+
 class ReplayMissError(UserError):
     """Replay was asked for an exchange that was never recorded."""
+
+
+class OutputError(ResearchJudgeError):
+    """An output cannot be written (disk full, read-only, not a regular file)."""
+
+    exit_code = ExitCode.OUTPUT_FAILED
 
 
 # --- the judge's misbehaviour ----------------------------------------------------------------

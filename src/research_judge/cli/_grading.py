@@ -24,12 +24,14 @@ from ..engine import (
 )
 from ..engine.progress import Progress
 from ..engine.select import selected_sessions
-from ..errors import ConfigError, ExitCode, InputFileError, ProviderDownError
+from ..errors import ConfigError, ContentRefError, ExitCode, InputFileError, ProviderDownError
 from ..judge.build import build_judge
 from ..judge.grader import Judge, JudgeSettings
 from ..judge.policy import VerdictPolicy, load_policy
 from ..results.model import iter_results
 from ..results.summary import format_summary, summarize
+from ..sessions.store import open_store, resolve_session
+from ._grade_ci import emit_grade_ci
 
 
 def client_settings(args: argparse.Namespace) -> ClientSettings:
@@ -75,13 +77,14 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     if getattr(args, "repeats", 1) < 1:
         raise ConfigError(f"--repeats must be 1 or more, got {args.repeats}")
     if args.dry_run:
-        return _dry_run(args, selection, prices, err, out)
+        return await _dry_run(args, selection, prices, err, out)
     if getattr(args, "repeats", 1) > 1 and args.temperature == 0:
         print(
             "research-judge grade: warning: --repeats at temperature 0 asks for the same answer "
             "K times; set --temperature (e.g. 0.7) to measure how stable the judge is",
             file=err,
         )
+    store = open_store(args.store) if args.store else None
     client = build_client(settings)
     try:
         judge = judge_for(args, client, prices)
@@ -109,6 +112,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
                 progress=progress,
                 budget=budget,
                 on_input_error=report_input_error,
+                store=store,
             )
         except ProviderDownError as exc:
             progress.close()
@@ -164,6 +168,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             print(f"input: {len(stats.input_errors)} bad line(s) skipped (listed above)", file=out)
         if stats.repaired_torn_line:
             print(f"resumed: repaired the unfinished last line of {args.out}", file=out)
+    emit_grade_ci(args, order, stats.input_errors, stopped=stats.stopped)
     if stats.stopped == "budget":
         left = stats.selected - summary.sessions
         print(
@@ -183,13 +188,14 @@ def _count_lines(path: str) -> int | None:
         return None  # iter_sessions reports the unreadable file with its name
 
 
-def _dry_run(
+async def _dry_run(
     args: argparse.Namespace, selection: Selection, prices: PriceTable, err: TextIO, out: TextIO
 ) -> int:
     # A dry run needs the prompts and the model name, never a client: use a stand-in.
     judge = judge_for(args, _NoClient(args.provider, args.model), prices)
     estimator = Estimator(judge, prices)
-    n = bad = tokens_in = tokens_out = 0
+    store = open_store(args.store) if args.store else None
+    n = bad = unreadable = unread = tokens_in = tokens_out = 0
     cost = 0.0
     known = prices.price_for(args.model) is not None
     for item in selected_sessions(args.sessions, selection):
@@ -197,6 +203,15 @@ def _dry_run(
             print(f"research-judge grade: {item}", file=err)
             bad += 1
             continue
+        if item.offloaded and store is not None:
+            # The estimate is of the prompts the judge would see: with the stored texts.
+            try:
+                item = await resolve_session(item, store)
+            except ContentRefError as exc:
+                print(f"research-judge grade: session {item.id!r}: {exc}", file=err)
+                unreadable += 1
+                continue
+        unread += bool(item.offloaded)
         e = estimator.session(item)
         n += 1
         tokens_in += e.input_tokens
@@ -211,9 +226,17 @@ def _dry_run(
         "re-asks and provider prompt-cache discounts are not included.",
         file=out,
     )
+    if unread:
+        print(
+            f"{unread} session(s) have offloaded references (content_ref) counted as empty: "
+            "give --store to read them",
+            file=out,
+        )
     if bad:
         print(f"{bad} bad input line(s) would be skipped (listed above)", file=out)
-    return ExitCode.FAILED if bad else ExitCode.OK
+    if unreadable:
+        print(f"{unreadable} session(s) would error: offloaded text unreadable (above)", file=out)
+    return ExitCode.FAILED if bad or unreadable else ExitCode.OK
 
 
 class _NoClient:

@@ -12,7 +12,9 @@ from ..clients.settings import ClientSettings, default_cache_dir
 from ..engine.select import Selection
 from ..judge.policy import VerdictPolicy
 from ..judge.settings import DEFAULT_REPEATS, JudgeSettings
+from ._ci import add_ci_flags, check_stdout, main_output
 from ._help import DefaultsFormatter
+from .config import add_config_flag
 
 # Flag defaults come from the library's own defaults: one setting, one default.
 _JUDGE, _POLICY = JudgeSettings(), VerdictPolicy()
@@ -78,7 +80,7 @@ def register(subparsers: Any) -> None:
         help="count a 'yes' whose quote cannot be found in the text as 'no' in the ratios",
     )
     pol = p.add_argument_group("verdict policy (flags override --config)")
-    pol.add_argument("--config", metavar="FILE", help="TOML file with a [policy] table")
+    add_config_flag(pol, " plus [policy] for the verdict policy")
     for name, kind in (
         ("effectiveness", int),
         ("fluff", int),
@@ -121,6 +123,13 @@ def register(subparsers: Any) -> None:
         type=Path,
         help=f"response cache folder (default: {default_cache_dir()}, or under $XDG_CACHE_HOME)",
     )
+    run.add_argument(
+        "--store",
+        metavar="ROOT",
+        help="where offloaded tool results live (references with content_ref): a folder or "
+        "s3://bucket/prefix on any S3-compatible store, endpoint and credentials from the AWS "
+        "environment (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, ...); needs research-judge[s3] for s3",
+    )
     run.add_argument("--record", metavar="DIR", help="save every judge exchange as JSON in DIR")
     run.add_argument("--replay", metavar="DIR", help="answer only from exchanges saved in DIR")
     run.add_argument(
@@ -145,6 +154,7 @@ def register(subparsers: Any) -> None:
         help="only sessions whose metadata KEY equals VALUE (repeatable)",
     )
     p.add_argument("--json", action="store_true", help="print the closing summary as JSON")
+    add_ci_flags(p)
     p.set_defaults(run=run_grade)
 
 
@@ -165,4 +175,5 @@ def run_grade(args: argparse.Namespace) -> int:
 
     from ._grading import execute
 
-    return asyncio.run(execute(args, sys.stderr, sys.stdout))
+    check_stdout(args)
+    return asyncio.run(execute(args, sys.stderr, main_output(args)))

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from statistics import fmean
 
 from ..errors import ConfigError
-from ..results.model import CRITERIA, Result
+from ..results.model import CITATION_NAMES, CRITERIA, Result
 from ..stats.paired import PairedTest, mcnemar_exact, signed_rank
 from .judges import RunJudges, describe_change, judge_changed
 from .model import (
@@ -78,7 +78,10 @@ def compare_runs(
         len(graded),
         mcnemar_exact(len(regressions), len(fixed), len(graded)),
     )
-    criteria = {name: _criterion_delta(name, graded) for name in CRITERIA}
+    # The citation audit's ratios join when either run has them (older results do not).
+    audited = any(r.citations is not None for r in (*baseline, *current))
+    names = (*CRITERIA, *CITATION_NAMES) if audited else CRITERIA
+    criteria = {name: _criterion_delta(name, graded) for name in names}
     flags = _flags([pass_rate, *criteria.values()], threshold, critical_threshold)
 
     if rejudged is not None:

@@ -132,7 +132,7 @@ class Comparison:
 
     @property
     def metrics(self) -> list[MetricDelta]:
-        """The pass rate, then the six criteria: the rows of every comparison table."""
+        """The pass rate, then the criteria and citation ratios: the rows of every table."""
         return [self.pass_rate, *self.criteria.values()]
 
     def flag_for(self, metric: str) -> Flag | None:

@@ -53,7 +53,7 @@ def _summary(cmp: Comparison) -> str:
 
 
 def _table(cmp: Comparison) -> list[str]:
-    header = f"{'metric':<14}{'baseline':>10}{'current':>10}{'delta':>10}{'p':>9}{'pairs':>7}  flag"
+    header = f"{'metric':<19}{'baseline':>10}{'current':>10}{'delta':>10}{'p':>9}{'pairs':>7}  flag"
     rows = [header, "-" * len(header)]
     rows.extend(_row(m, cmp.flag_for(m.metric)) for m in cmp.metrics)
     return rows
@@ -67,7 +67,7 @@ def _row(m: MetricDelta, flag: Flag | None) -> str:
         if flag.test.significant is False:
             mark += " (within noise)"
     return (
-        f"{m.metric:<14}{_num(m.baseline):>10}{_num(m.current):>10}{_num(m.delta, signed=True):>10}"
+        f"{m.metric:<19}{_num(m.baseline):>10}{_num(m.current):>10}{_num(m.delta, signed=True):>10}"
         f"{p:>9}{m.test.n_pairs:>7}  {mark}"
     ).rstrip()
 

@@ -19,6 +19,7 @@ from ..clients.base import CallKind, JudgeClient, JudgeRequest, Message, Usage
 from ..cost.prices import PriceTable
 from ..errors import (
     ApiError,
+    ContentRefError,
     ErrorKind,
     InvalidJudgeOutput,
     JudgeRefusal,
@@ -38,6 +39,7 @@ from ..results.model import (
     VerdictRecord,
 )
 from ..sessions.model import Session
+from .citations import Claim, audit_citations
 from .evidence import CheckedVerdict, EvidenceChecker
 from .policy import VerdictPolicy
 from .prompts import PromptSet
@@ -136,6 +138,11 @@ class Judge:
     ) -> Result:
         """Grade one session; ``first`` is its ``first_requests`` when the caller already
         rendered them (the engine does, to estimate cost under ``--max-cost``)."""
+        if session.offloaded:  # never judge a reference by its empty placeholder
+            ref = session.offloaded[0]
+            why = "not read; pass a store (grade --store ROOT) to read offloaded results"
+            message = str(ContentRefError(ref.id, str(ref.content_ref), why))
+            return self.error_result(session, message, ErrorKind.CONTENT_REF)
         counting_request, scoring_request = first or self.first_requests(session)
         ids = session.reference_ids
         counted, scored = await asyncio.gather(
@@ -215,6 +222,15 @@ class Judge:
             len(session.trajectory), [(c.verdict.check, _counts_as_yes(c, strict)) for c in checked]
         )
         verdict, reasons = self.policy.decide(ratios, scored.value)
+        audit = audit_citations(
+            session,
+            [
+                Claim(v.id, v.claim or "", yes, v.source if yes else None)
+                for c in checked
+                if (v := c.verdict).check == "grounded"
+                for yes in [_counts_as_yes(c, strict)]
+            ],
+        )
         quotes = [c.evidence_verified for c in checked] + [
             c.claim_verified for c in checked if c.claim_verified is not None
         ]
@@ -230,6 +246,7 @@ class Judge:
             verdicts=[_verdict_record(c) for c in checked],
             verdict=verdict,
             verdict_reasons=reasons,
+            citations=audit.summary(),
             evidence=EvidenceSummary(
                 verified=verified,
                 total=len(quotes),

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +33,8 @@ _LAZY = {
     "render_markdown": ".render",
 }
 
+STDOUT = "-"
+
 __all__ = [
     "DEFAULT_WORST",
     "MARKDOWN_WORST",
@@ -53,18 +56,20 @@ def write_report(
     rejudged: str | Path | Sequence[Result] | None = None,
     worst: int = DEFAULT_WORST,
     threshold: float = DEFAULT_THRESHOLD,
-) -> None:
+) -> ReportData:
     """Write the HTML and/or Markdown report of a run (results, labels and a baseline run each
     from a file or already in memory).
 
     Bad input raises ``InputFileError`` naming the file and line, before anything is written.
+    Returns the report's data, for callers that render it once more (a CI step summary).
     """
-    from .._files import write_atomically
     from .data import build_report
     from .render import render_html, render_markdown
 
     if html is None and md is None:
         raise ConfigError("nothing to write: give an HTML path, a Markdown path, or both")
+    if str(html) == STDOUT and str(md) == STDOUT:
+        raise ConfigError("only one report can go to stdout ('-'), not both HTML and Markdown")
     if worst < 0:
         raise ConfigError(f"the number of worst sessions must be 0 or more, got {worst}")
     current, source = _run(results)
@@ -87,9 +92,21 @@ def write_report(
         baseline_source=baseline_source,
     )
     if html is not None:
-        write_atomically(html, render_html(data))
+        _emit(html, render_html(data))
     if md is not None:
-        write_atomically(md, render_markdown(data))
+        _emit(md, render_markdown(data))
+    return data
+
+
+def _emit(target: str | Path, text: str) -> None:
+    """``-`` is stdout (``report --md -`` into a PR comment); anything else is a file."""
+    if str(target) == STDOUT:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        from .._files import write_atomically
+
+        write_atomically(target, text)
 
 
 def _run(results: str | Path | Sequence[Result]) -> tuple[Sequence[Result], str]:
