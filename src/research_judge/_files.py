@@ -28,13 +28,17 @@ def read_text(path: str | Path, what: str) -> str:
 
 
 @contextmanager
-def atomic_file(path: str | Path, *, private: bool = False) -> Iterator[IO[bytes]]:
+def atomic_file(
+    path: str | Path, *, private: bool = False, replace: bool = True
+) -> Iterator[IO[bytes]]:
     """A binary handle whose content replaces ``path`` when the block ends without an error.
 
     The data goes to a temporary file beside ``path`` (same file system, so the final rename is
     atomic), is fsynced, then renamed over ``path``; on an error the temporary file is removed
     and ``path`` is untouched. The new file keeps the old one's permissions, or gets the usual
-    umask-based ones; ``private`` makes it readable by its owner only (0600).
+    umask-based ones; ``private`` makes it readable by its owner only (0600). With ``replace``
+    False an existing ``path`` is never replaced, even one created meanwhile: the file is linked
+    into place, and ``FileExistsError`` says someone was first.
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -45,15 +49,21 @@ def atomic_file(path: str | Path, *, private: bool = False) -> Iterator[IO[bytes
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o600 if private else _permissions_for(target))
-        os.replace(tmp, target)
+        if replace:
+            os.replace(tmp, target)
+        else:
+            os.link(tmp, target)  # refuses an existing target, unlike rename
+            Path(tmp).unlink()
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
-def write_atomically(path: str | Path, text: str, *, private: bool = False) -> None:
-    """Write ``text`` (UTF-8) to ``path`` all at once (see ``atomic_file``)."""
-    with atomic_file(path, private=private) as handle:
+def write_atomically(
+    path: str | Path, text: str, *, private: bool = False, replace: bool = True
+) -> None:
+    """Write ``text`` (UTF-8, newlines as given) to ``path`` all at once (see ``atomic_file``)."""
+    with atomic_file(path, private=private, replace=replace) as handle:
         handle.write(text.encode("utf-8"))
 
 

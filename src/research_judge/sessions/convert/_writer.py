@@ -6,13 +6,15 @@ path untouched); an output path that is one of the inputs is refused before anyt
 
 from __future__ import annotations
 
+import io
 import json
 import os
-import tempfile
+from contextlib import AbstractContextManager
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from ..._files import atomic_file
 from ...errors import ConfigError
 
 
@@ -27,21 +29,21 @@ def check_output(out: Path, inputs: list[Path]) -> None:
 
 
 class SessionsWriter:
+    """Sessions written as JSON lines to ``out``, which appears, complete, on a clean exit."""
+
     def __init__(self, out: Path) -> None:
         self.out = out
         self.count = 0
-        self._tmp: str | None = None
-        self._handle: IO[str] | None = None
+        self._file: AbstractContextManager[IO[bytes]] | None = None
+        self._handle: io.TextIOWrapper | None = None
 
     def __enter__(self) -> SessionsWriter:
-        directory = self.out.parent
+        self._file = atomic_file(self.out)
         try:
-            fd, self._tmp = tempfile.mkstemp(
-                dir=directory, prefix=f".{self.out.name}.", suffix=".tmp"
-            )
+            raw = self._file.__enter__()
         except OSError as exc:
             raise ConfigError(f"cannot write {self.out}: {exc.strerror or exc}") from exc
-        self._handle = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
+        self._handle = io.TextIOWrapper(raw, encoding="utf-8", newline="\n")
         return self
 
     def write(self, session: dict[str, Any]) -> None:
@@ -55,19 +57,7 @@ class SessionsWriter:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        assert self._handle is not None and self._tmp is not None
-        try:
-            if kind is None:
-                self._handle.flush()
-                os.fsync(self._handle.fileno())
-            self._handle.close()
-            if kind is None:
-                # mkstemp makes the file private (0600); a sessions file gets the usual mode.
-                umask = os.umask(0)
-                os.umask(umask)
-                os.chmod(self._tmp, 0o666 & ~umask)
-                os.replace(self._tmp, self.out)
-                self._tmp = None
-        finally:
-            if self._tmp is not None:
-                Path(self._tmp).unlink(missing_ok=True)
+        assert self._handle is not None and self._file is not None
+        self._handle.flush()
+        self._handle.detach()  # atomic_file closes (and on success renames) the file itself
+        self._file.__exit__(kind, exc, tb)
