@@ -61,3 +61,12 @@ def test_validation_errors_read_as_paths_and_count_the_rest() -> None:
     with pytest.raises(ValidationError) as bad_json:
         _Shape.model_validate_json("{nope")
     assert describe_validation_error(bad_json.value) == "not valid JSON"
+
+
+def test_a_no_replace_write_never_overwrites_and_leaves_no_temporary(tmp_path: Path) -> None:
+    target = tmp_path / "suggest.csv"
+    write_atomically(target, "first", replace=False)
+    with pytest.raises(FileExistsError):
+        write_atomically(target, "second", replace=False)
+    assert target.read_text() == "first"
+    assert os.listdir(tmp_path) == ["suggest.csv"]
