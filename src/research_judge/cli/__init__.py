@@ -4,8 +4,8 @@ Each verb lives in its own module with ``register(subparsers)`` (flags and help)
 function set as the parser default. Heavy imports (aiohttp, the SDKs, numpy, scipy, scikit-learn,
 and pydantic, Jinja, tenacity, asyncio too) happen inside ``run``: the flags take their defaults
 from settings modules that import none of them (``clients.settings``, ``judge.settings``,
-``judge.policy``, ``compare.model``), so ``--help`` costs about 0.09 s of CPU against 0.01 s for
-``python -c pass`` (it was 0.32 s while the defaults came from the heavy modules). Errors from the
+``judge.policy``, ``compare.model``), so ``--help`` costs about 0.1 s of CPU against 0.01 s for
+``python -c pass`` (0.41 s while the defaults came from the heavy modules). Errors from the
 library become one line on stderr and an exit code (the table in ``exit_codes``).
 """
 
