@@ -27,7 +27,7 @@ from typing import Any
 from .._canonical import content_hash
 from ..clients.base import JudgeRequest
 from ..errors import ConfigError
-from ..results.model import RATIO_NAMES, Ratios, Repeats, Result, UsageInfo
+from ..results.model import Ratios, Repeats, Result, Sample, UsageInfo
 from ..sessions.model import Session
 from .grader import Judge
 
@@ -67,35 +67,36 @@ def combine(samples: list[Result], k: int) -> Result:
     """One result from K sample results of the same session (see the module docstring)."""
     graded = [s for s in samples if s.ok]
     usage = _summed_usage(samples)
-    record = {
-        "k": k,
-        "aggregation": AGGREGATION,
-        "samples": [
-            {
-                "verdict": s.verdict,
-                "ratios": s.ratios.model_dump() if s.ratios is not None else None,
-                "scores": {name: c.score for name, c in (s.scores or {}).items()},
-                "error": s.error,
-            }
+    record = Repeats(
+        k=k,
+        aggregation=AGGREGATION,
+        samples=[
+            Sample(
+                verdict=s.verdict,
+                ratios=None if s.ratios is None else s.ratios.model_copy(),
+                scores={name: c.score for name, c in (s.scores or {}).items()},
+                error=s.error,
+            )
             for s in samples
         ],
-    }
+    )
     if not graded:
         first = samples[0]
         return first.model_copy(
             update={
                 "usage": usage,
                 "error": f"every one of {k} samples failed; first: {first.error}",
-                "repeats": _repeats(record),
+                "repeats": record,
             }
         )
     passes = sum(s.verdict == "pass" for s in graded)
     verdict = "pass" if passes > len(graded) - passes else "fail"
     lead = next(s for s in graded if s.verdict == verdict)
-    ratios: dict[str, float | None] = {}
-    for name in RATIO_NAMES:
+
+    def mean(name: str) -> float | None:
         values = [v for v in (s.criterion_value(name) for s in graded) if v is not None]
-        ratios[name] = round(statistics.fmean(values), 4) if values else None
+        return round(statistics.fmean(values), 4) if values else None
+
     scores: dict[str, Any] = {}
     for name, lead_score in (lead.scores or {}).items():
         median = statistics.median_low([s.scores[name].score for s in graded if s.scores])
@@ -105,16 +106,16 @@ def combine(samples: list[Result], k: int) -> Result:
     return lead.model_copy(
         update={
             "verdict": verdict,
-            "ratios": Ratios.model_validate(ratios),
+            "ratios": Ratios(
+                relevance=mean("relevance"),
+                utilization=mean("utilization"),
+                grounding=mean("grounding"),
+            ),
             "scores": scores,
             "usage": usage,
-            "repeats": _repeats(record),
+            "repeats": record,
         }
     )
-
-
-def _repeats(record: dict[str, Any]) -> Repeats:
-    return Repeats.model_validate(record)
 
 
 def _summed_usage(samples: list[Result]) -> UsageInfo:
