@@ -360,3 +360,71 @@ def test_session_text_xml_cannot_carry_is_replaced_and_the_file_parses(tmp_path:
     [case] = cases(path)
     assert case.name == "s\ufffd-1"
     assert "]]> <x/>" in (case.result[0].text or "")
+
+
+def test_validate_gate_failure_is_annotated_and_a_failed_junit_case(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results, junit = graded_fixtures(tmp_path), tmp_path / "v.xml"
+    argv = ["validate", str(results), "--labels", str(FIXTURES / "labels.csv"), "--bootstrap", "0"]
+
+    code = main([*argv, "--min-kappa", "0.99", "--annotations", "--junit", str(junit)])
+
+    assert code == 1
+    out = capsys.readouterr().out
+    assert "::error title=research-judge validate%3A min-kappa::" in out
+    [gate] = [c for c in cases(junit) if c.name == "min-kappa"]
+    assert isinstance(gate.result[0], Failure)
+    assert "0.99" in gate.result[0].message
+
+
+def test_grade_judge_errors_are_one_warning_annotation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from support import session, write_sessions
+
+    src = write_sessions(tmp_path / "s.jsonl", [session("never-recorded")])
+    empty = tmp_path / "recordings"
+    empty.mkdir()
+    argv = ["grade", str(src), "--out", str(tmp_path / "o.jsonl"), "--quiet"]
+    argv += ["--provider", "scripted", "--model", "m", "--replay", str(empty), "--annotations"]
+
+    assert main(argv) == 2
+
+    [line] = [x for x in capsys.readouterr().out.splitlines() if x.startswith("::")]
+    assert line.startswith("::warning title=research-judge grade%3A judge errors::1 session(s)")
+    assert "never-recorded" in line
+
+
+def test_a_text_block_cannot_be_closed_by_the_text_inside() -> None:
+    from research_judge.ci.markdown import text_block
+
+    block = text_block("research-judge stability", "id ```` end\n@someone <b>")
+    assert block.startswith("### research-judge stability\n\n`````text\n")
+    assert block.endswith("\n`````\n")
+
+
+def test_stability_appends_its_text_as_a_block(
+    tmp_path: Path, summary_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from research_judge.results.model import Result
+
+    def repeated(sid: str, verdicts: list[str]) -> Result:
+        data = make_result(sid, verdicts[0]).model_dump()
+        data["repeats"] = {
+            "k": len(verdicts),
+            "aggregation": "test",
+            "samples": [
+                {"verdict": v, "scores": {"effectiveness": 3, "fluff": 2, "structure": 3}}
+                for v in verdicts
+            ],
+        }
+        return Result.model_validate(data)
+
+    runs = [repeated("a", ["pass"] * 3), repeated("b", ["pass", "fail", "pass"])]
+    path = write_results(tmp_path / "r.jsonl", runs)
+    assert main(["stability", str(path), "--bootstrap", "0"]) == 0
+    text = capsys.readouterr().out
+    summary = summary_file.read_text(encoding="utf-8")
+    assert "### research-judge stability\n\n```text\n" in summary
+    assert text.rstrip() in summary

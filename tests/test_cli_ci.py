@@ -125,3 +125,26 @@ def test_report_cannot_send_both_reports_to_stdout(
     results = write_results(tmp_path / "r.jsonl", [make_result("s1")])
     assert main(["report", str(results), "--md", "-", "--html", "-"]) == 2
     assert re.search(r"only one report can go to stdout", capsys.readouterr().err)
+
+
+def test_report_appends_its_markdown_to_the_step_summary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    results = write_results(tmp_path / "r.jsonl", [make_result("s1"), make_result("s2", "fail")])
+
+    assert main(["report", str(results), "--md", "-"]) == 0
+
+    written = capsys.readouterr().out
+    assert summary.read_text(encoding="utf-8") == written.rstrip("\n") + "\n\n"
+
+
+def test_an_unwritable_step_summary_is_a_warning_not_a_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "missing-dir" / "summary.md"))
+    results = write_results(tmp_path / "r.jsonl", [make_result("s1")])
+
+    assert main(["compare", str(results), str(results)]) == 0
+    assert "warning: step summary not written" in capsys.readouterr().err

@@ -189,3 +189,17 @@ def test_a_flag_added_to_a_verb_is_configurable_without_more_code(workdir: Path)
     apply_config(parser, ["compare", "a", "b"], config)
     args = parser.parse_args(["compare", "a", "b"])
     assert isinstance(args, argparse.Namespace) and args.brand_new == 7
+
+
+def test_the_tasks_table_configures_tasks_run(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    (workdir / "research-judge.toml").write_text(
+        f'[tasks]\napp-dir = "{REPO}"\nagent = "fixtures.tasks.agents:v1"\njson = true\n'
+        "task-timeout = 30\n"
+    )
+    assert main(["tasks", "run", str(FIXTURES / "tasks" / "tasks.jsonl")]) == 0
+    assert json.loads(capsys.readouterr().out)["n"] == 8

@@ -29,7 +29,7 @@ def read_text(path: str | Path, what: str) -> str:
 
 @contextmanager
 def atomic_file(
-    path: str | Path, *, private: bool = False, replace: bool = True
+    path: str | Path, *, private: bool = False, replace: bool = True, parents: bool = True
 ) -> Iterator[IO[bytes]]:
     """A binary handle whose content replaces ``path`` when the block ends without an error.
 
@@ -38,10 +38,12 @@ def atomic_file(
     and ``path`` is untouched. The new file keeps the old one's permissions, or gets the usual
     umask-based ones; ``private`` makes it readable by its owner only (0600). With ``replace``
     False an existing ``path`` is never replaced, even one created meanwhile: the file is linked
-    into place, and ``FileExistsError`` says someone was first.
+    into place, and ``FileExistsError`` says someone was first. ``parents`` creates missing
+    folders; without it a missing folder is an ``OSError``.
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    if parents:
+        target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -60,10 +62,15 @@ def atomic_file(
 
 
 def write_atomically(
-    path: str | Path, text: str, *, private: bool = False, replace: bool = True
+    path: str | Path,
+    text: str,
+    *,
+    private: bool = False,
+    replace: bool = True,
+    parents: bool = True,
 ) -> None:
     """Write ``text`` (UTF-8, newlines as given) to ``path`` all at once (see ``atomic_file``)."""
-    with atomic_file(path, private=private, replace=replace) as handle:
+    with atomic_file(path, private=private, replace=replace, parents=parents) as handle:
         handle.write(text.encode("utf-8"))
 
 

@@ -27,6 +27,7 @@ from ._validation import describe_validation_error
 from .clients.chain import ClientSettings, build_client
 from .compare import DEFAULT_CRITICAL_THRESHOLD, DEFAULT_THRESHOLD
 from .cost.prices import PriceTable
+from .cost.windows import WindowTable
 from .engine.progress import Progress
 from .engine.run import RunOptions, grade_sessions
 from .errors import InputFileError, InvalidSessionsError, UserError
@@ -80,6 +81,7 @@ async def agrade(
     prompts: PathLike | None = None,
     policy: VerdictPolicy | PathLike | None = None,
     prices: PriceTable | PathLike | None = None,
+    context_window: int | None = None,
     progress: bool = False,
     store: str | None = None,
 ) -> list[Result]:
@@ -89,10 +91,11 @@ async def agrade(
     session is checked first: any bad one raises ``InvalidSessionsError`` listing them all, and
     nothing is sent. The settings and their defaults are the ``grade`` command's (``cache``
     is ``not --no-cache``; ``policy`` a ``VerdictPolicy`` or a TOML file with a [policy] table;
-    ``prices`` a ``PriceTable`` or a price file adding to the shipped table; ``repeats`` K
-    samples of every call, combined, as ``--repeats``). ``progress`` prints the CLI's progress
-    line on stderr. ``store`` (a folder or ``s3://bucket/prefix``) is where references with
-    ``content_ref`` are read from, as ``grade --store``.
+    ``prices`` a ``PriceTable`` or a price file adding to the shipped table, whose
+    ``context_window`` entries count too; ``context_window`` overrides the model's window;
+    ``repeats`` K samples of every call, combined, as ``--repeats``). ``progress`` prints the
+    CLI's progress line on stderr. ``store`` (a folder or ``s3://bucket/prefix``) is where
+    references with ``content_ref`` are read from, as ``grade --store``.
 
     A provider that stays down raises ``ProviderDownError``; a prompt template that cannot
     render a session raises ``ConfigError``. Every other failure is one session's ``error``.
@@ -122,6 +125,7 @@ async def agrade(
     content_store = open_store(store) if store is not None else None
     client = build_client(settings)
     try:
+        windows = WindowTable.load(None if isinstance(prices, PriceTable) else _path(prices))
         judge = build_judge(
             client,
             prompts=_path(prompts),
@@ -129,6 +133,7 @@ async def agrade(
             settings=judge_settings,
             prices=table,
             repeats=repeats,
+            limits=windows.limits_for(model, context_window),
         )
         shown = Progress(len(items), stream=sys.stderr) if progress else None
         await grade_sessions(

@@ -32,6 +32,7 @@ class ErrorKind(StrEnum):
     CLIENT = "client"  # the client could not make the call (e.g. a bad recording)
     REPLAY_MISS = "replay_miss"  # --replay had no recording of the request
     JUDGE_OUTPUT = "judge_output"  # every attempt's reply broke the wire format
+    CONTEXT = "context"  # the session could not be fitted into the judge's window
     INTERNAL = "internal"  # a bug of ours, caught so it costs one session, not the run
     CONTENT_REF = "content_ref"  # an offloaded tool result could not be read from the store
 
@@ -109,6 +110,14 @@ class JudgeRefusal(JudgeError):
     """The model declined to answer or stopped before finishing its reply."""
 
 
+class OutputTruncated(JudgeRefusal):
+    """The reply was cut at its output allowance (``finish_reason: length`` / ``max_tokens``).
+
+    A counting call re-plans with a smaller pack of references instead of asking again with the
+    same one, which would be cut at the same place.
+    """
+
+
 # --- the API's failures ------------------------------------------------------------------------
 
 
@@ -130,6 +139,11 @@ class TransientApiError(ApiError):
     ) -> None:
         super().__init__(message, status)
         self.retry_after = retry_after
+
+
+class ContextLengthError(ApiError):
+    """The provider refused the request as larger than the model's window (prompt plus output
+    allowance). Not transient: the same request fails the same way, so the caller re-plans."""
 
 
 class RateLimitError(TransientApiError):

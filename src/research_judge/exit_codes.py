@@ -11,6 +11,8 @@ The contract fixes two of the overlaps: bad input and bad usage are 2 on every v
 
 from __future__ import annotations
 
+import textwrap
+
 from .errors import ExitCode
 
 __all__ = ["MEANING", "ExitCode", "markdown_table", "table"]
@@ -43,7 +45,15 @@ MEANING: dict[ExitCode, str] = {
 
 def table() -> str:
     """The exit codes as aligned plain-text lines, for ``--help``."""
-    return "\n".join(f"  {int(code):>3}  {MEANING[code]}" for code in ExitCode)
+    return "\n".join(
+        textwrap.fill(
+            MEANING[code],
+            width=96,
+            initial_indent=f"  {int(code):>3}  ",
+            subsequent_indent=" " * 7,
+        )
+        for code in ExitCode
+    )
 
 
 def markdown_table() -> str:

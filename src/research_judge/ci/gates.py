@@ -5,8 +5,8 @@ says) or only when the paired test also finds the drop significant (``fail_on="s
 and when the judge changed between the runs (model or prompt hashes) unless that was allowed:
 a delta between two judges mixes the agent's change with the judge's.
 
-``validate`` fails when kappa or the agreement on human fails is below its bar (contract section
-14). An undefined statistic never clears a bar: trust that cannot be measured is not shown.
+``validate``'s bars (contract section 14) are decided in ``validate.gates``; here they only take
+the same ``Gate`` shape for JUnit, summaries and annotations.
 """
 
 from __future__ import annotations

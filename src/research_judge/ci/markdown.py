@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -108,6 +109,14 @@ def tasks_markdown(report: TaskReport, baseline: TaskReport | None = None) -> st
         lines += ["| task | reasons |", "|---|---|"]
         lines += [f"| {esc(r.id)} | {esc('; '.join(r.reasons))} |" for r in failing]
     return "\n".join(lines) + "\n"
+
+
+def text_block(title: str, text: str) -> str:
+    """A verb's plain-text output as a Markdown section: a fenced block longer than any run of
+    backticks inside, so nothing in the text can close it (and inside it nothing is markup)."""
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"### {esc(title)}\n\n{fence}text\n{text.rstrip()}\n{fence}\n"
 
 
 def _ids(title: str, ids: Sequence[str]) -> str:

@@ -65,6 +65,13 @@ def register(subparsers: Any) -> None:
         help="sampling temperature; 'none' sends none (reasoning models accept only their own)",
     )
     judge.add_argument(
+        "--context-window",
+        type=int,
+        metavar="TOKENS",
+        help="the judge model's context window (default: the shipped table, or context_window "
+        "in --prices FILE); sessions larger than one call are split across calls",
+    )
+    judge.add_argument(
         "--repeats",
         type=int,
         default=DEFAULT_REPEATS,
@@ -72,6 +79,13 @@ def register(subparsers: Any) -> None:
         help="K judge samples of every call (set --temperature above 0); the session gets the "
         "majority verdict, mean ratios and median scores, and every sample is kept in its "
         "result for `research-judge stability` (default %(default)s)",
+    )
+    judge.add_argument(
+        "--jury",
+        metavar="SPEC[,SPEC...]",
+        help="add jurors to the --provider/--model judge (provider:model or model, comma "
+        "separated): each grades every session once and the session gets their majority, as "
+        "with --repeats; `research-judge stability` then measures how far they agree",
     )
     judge.add_argument("--prompts", metavar="DIR", help="folder of prompt templates to use")
     judge.add_argument(

@@ -20,8 +20,9 @@ agrees on the first far more than the second), an exact McNemar test of the dire
 disagreement, per-criterion weighted kappa, a length-bias test, and how many more labels would
 make the numbers precise. Sessions the judge errored on are left out and listed, never counted.
 It also corrects the judge's pass rate over the whole results file for the judge's measured
-errors (Rogan-Gladen). Exit 0, or 1 when a --min-kappa / --min-fail-agreement bar is not met
-(each failed bar is printed), or 2 on bad input.
+errors (Rogan-Gladen), and with --suggest N lists the unlabelled sessions worth labelling next.
+Exit 0, or 1 when a --min-kappa / --min-fail-agreement bar is not met (each failed bar is
+printed), or 2 on bad input.
 """
 
 
@@ -101,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
     if args.bootstrap < 0:
         raise ConfigError(f"--bootstrap must be 0 or more, got {args.bootstrap}")
     check_bars(args.min_kappa, args.min_fail_agreement)
+    check_stdout(args)
     if args.suggest is not None and args.suggest < 1:
         raise ConfigError(f"--suggest must be 1 or more, got {args.suggest}")
     check_stdout(args)
@@ -121,8 +123,6 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(report.to_dict(), indent=2, allow_nan=False), file=out)
     else:
         out.write(render_text(report))
-    # The bars (--min-kappa, --min-fail-agreement, contract section 14) belong to the validate
-    # gates feature; read here so JUnit, the summary and annotations show them once they exist.
     gates = validate_gates(report)
     bad = failed(gates)
 

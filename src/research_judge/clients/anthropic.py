@@ -24,7 +24,7 @@ from anthropic.types import Message as AnthropicMessage
 from research_judge.clients import _http
 from research_judge.clients._http import DEFAULT_TIMEOUT, AnthropicMode
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
-from research_judge.errors import ApiError, JudgeRefusal
+from research_judge.errors import ApiError, JudgeRefusal, OutputTruncated
 
 _ENV_KEY = "ANTHROPIC_API_KEY"
 _ENV_URL = "ANTHROPIC_BASE_URL"
@@ -113,7 +113,7 @@ class AnthropicClient:
         label = f"session {request.session_id!r} ({request.call})"
         stop = message.stop_reason
         if stop == "max_tokens":
-            raise JudgeRefusal(f"{label}: reply truncated at max_output_tokens")
+            raise OutputTruncated(f"{label}: reply truncated at max_output_tokens")
         if stop == "refusal":
             raise JudgeRefusal(f"{label}: the model refused to answer")
         if self.mode == "tool":

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ..clients.base import JudgeClient
 from ..cost.prices import PriceTable
+from ..cost.windows import ModelLimits
 from .grader import Judge
 from .policy import VerdictPolicy
 from .prompts import PromptSet
@@ -20,8 +21,12 @@ def build_judge(
     settings: JudgeSettings | None = None,
     prices: PriceTable | None = None,
     repeats: int = DEFAULT_REPEATS,
+    limits: ModelLimits | None = None,
 ) -> Judge:
-    """A ``Judge`` over ``client``, or a ``RepeatingJudge`` when ``repeats`` is not 1."""
+    """A ``Judge`` over ``client``, or a ``RepeatingJudge`` when ``repeats`` is not 1.
+
+    ``limits`` is the judge model's window and output limit (default: the shipped table's).
+    """
     prompt_set = PromptSet(prompts)
     if repeats != 1:
         from .repeats import RepeatingJudge  # only runs that repeat need it
@@ -33,5 +38,8 @@ def build_judge(
             policy=policy,
             settings=settings,
             prices=prices,
+            limits=limits,
         )
-    return Judge(client, prompts=prompt_set, policy=policy, settings=settings, prices=prices)
+    return Judge(
+        client, prompts=prompt_set, policy=policy, settings=settings, prices=prices, limits=limits
+    )

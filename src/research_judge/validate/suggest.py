@@ -135,7 +135,7 @@ def write_suggestions(path: str | Path, suggestions: Sequence[Suggestion]) -> No
         raise ConfigError(f"{target}: already exists; not overwriting it (choose another path)")
     try:
         # replace=False: a file created meanwhile is not replaced either.
-        write_atomically(target, to_csv(suggestions), replace=False)
+        write_atomically(target, to_csv(suggestions), replace=False, parents=False)
     except FileExistsError as exc:
         raise ConfigError(f"{target}: already exists; not overwriting it") from exc
     except OSError as exc:

@@ -15,7 +15,7 @@ from types import TracebackType
 from typing import IO, Any
 
 from ..._files import atomic_file
-from ...errors import ConfigError
+from ...errors import ConfigError, OutputError
 
 
 def check_output(out: Path, inputs: list[Path]) -> None:
@@ -24,8 +24,8 @@ def check_output(out: Path, inputs: list[Path]) -> None:
             out.exists() and path.exists() and os.path.samefile(out, path)
         ):
             raise ConfigError(f"--out {out} is one of the inputs; it would be overwritten")
-    if out.is_dir():
-        raise ConfigError(f"--out {out} is a directory")
+    if out.exists() and not out.is_file():
+        raise OutputError(f"--out {out}: exists and is not a regular file; not replacing it")
 
 
 class SessionsWriter:
@@ -38,17 +38,20 @@ class SessionsWriter:
         self._handle: io.TextIOWrapper | None = None
 
     def __enter__(self) -> SessionsWriter:
-        self._file = atomic_file(self.out)
+        self._file = atomic_file(self.out, parents=False)  # a mistyped folder is an error
         try:
             raw = self._file.__enter__()
         except OSError as exc:
-            raise ConfigError(f"cannot write {self.out}: {exc.strerror or exc}") from exc
+            raise OutputError(f"cannot write {self.out}: {exc.strerror or exc}") from exc
         self._handle = io.TextIOWrapper(raw, encoding="utf-8", newline="\n")
         return self
 
     def write(self, session: dict[str, Any]) -> None:
         assert self._handle is not None
-        self._handle.write(json.dumps(session, ensure_ascii=False) + "\n")
+        try:
+            self._handle.write(json.dumps(session, ensure_ascii=False) + "\n")
+        except OSError as exc:  # disk full, quota: the temp file goes, any earlier output stays
+            raise OutputError(f"cannot write {self.out}: {exc.strerror or exc}") from exc
         self.count += 1
 
     def __exit__(
@@ -58,6 +61,13 @@ class SessionsWriter:
         tb: TracebackType | None,
     ) -> None:
         assert self._handle is not None and self._file is not None
-        self._handle.flush()
-        self._handle.detach()  # atomic_file closes (and on success renames) the file itself
-        self._file.__exit__(kind, exc, tb)
+        try:
+            self._handle.flush()
+            self._handle.detach()  # atomic_file closes (and on success renames) the file itself
+        except OSError as error:
+            self._file.__exit__(type(error), error, error.__traceback__)  # removes the temp file
+            raise OutputError(f"cannot write {self.out}: {error.strerror or error}") from error
+        try:
+            self._file.__exit__(kind, exc, tb)
+        except OSError as error:
+            raise OutputError(f"cannot write {self.out}: {error.strerror or error}") from error
