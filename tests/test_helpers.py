@@ -70,3 +70,11 @@ def test_a_no_replace_write_never_overwrites_and_leaves_no_temporary(tmp_path: P
         write_atomically(target, "second", replace=False)
     assert target.read_text() == "first"
     assert os.listdir(tmp_path) == ["suggest.csv"]
+
+
+def test_missing_folders_are_made_unless_parents_is_false(tmp_path: Path) -> None:
+    write_atomically(tmp_path / "a" / "b" / "report.md", "x")
+    assert (tmp_path / "a" / "b" / "report.md").read_text() == "x"
+    with pytest.raises(FileNotFoundError):
+        write_atomically(tmp_path / "typo" / "out.jsonl", "x", parents=False)
+    assert not (tmp_path / "typo").exists()
