@@ -139,3 +139,16 @@ def test_bootstrap_kappa_benchmark_checks_its_two_paths(
     monkeypatch.setattr(kappa, "kappa_from_counts", lambda *counts: real(*counts) + 0.1)
     assert kappa.main(["--resamples", "100", "--loop", "20"]) == 1
     assert "same kappa on identical resamples: NO" in capsys.readouterr().out
+
+
+def test_convert_benchmark_converts_every_session(tmp_path: Path) -> None:
+    figures = bench("bench_convert").run(tmp_path, sessions=20, rounds=1)
+    values = numbers(figures, "convert")
+    assert set(values) == {
+        "openai-chat sessions/s",
+        "openai-chat time / parse-and-write floor",
+        "otel sessions/s",
+        "otel time / parse-and-write floor",
+    }
+    out = (tmp_path / "convert.otel.out.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(out) == 20 and '"content_ref": "s0/3.txt"' in out[0]

@@ -14,6 +14,7 @@ from ..judge.policy import VerdictPolicy
 from ..judge.settings import DEFAULT_REPEATS, JudgeSettings
 from ._ci import add_ci_flags, check_stdout, main_output
 from ._help import DefaultsFormatter
+from ._stdin import STDIN, spooled_stdin
 from .config import add_config_flag
 
 # Flag defaults come from the library's own defaults: one setting, one default.
@@ -33,7 +34,9 @@ def register(subparsers: Any) -> None:
         ),
         formatter_class=DefaultsFormatter,
     )
-    p.add_argument("sessions", metavar="SESSIONS.jsonl", help="logged sessions, one per line")
+    p.add_argument(
+        "sessions", metavar="SESSIONS.jsonl", help="logged sessions, one per line (- for stdin)"
+    )
     p.add_argument("--out", required=True, metavar="RESULTS.jsonl", help="results file (resumed)")
     judge = p.add_argument_group("judge")
     judge.add_argument("--provider", default=_CLIENT.provider, help="openai or anthropic")
@@ -190,4 +193,8 @@ def run_grade(args: argparse.Namespace) -> int:
     from ._grading import execute
 
     check_stdout(args)
-    return asyncio.run(execute(args, sys.stderr, main_output(args)))
+    if args.sessions != STDIN:
+        return asyncio.run(execute(args, sys.stderr, main_output(args)))
+    with spooled_stdin() as path:
+        args.sessions = str(path)
+        return asyncio.run(execute(args, sys.stderr, main_output(args)))

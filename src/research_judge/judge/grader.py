@@ -67,7 +67,9 @@ class _Outcome(Generic[T]):
     billable: Usage = field(default_factory=Usage)
     calls: int = 0
     cache_hits: int = 0
-    replan: bool = False  # too long for the window, or cut at its allowance: plan smaller
+    # Why the caller must plan this call smaller: "context" (too long for the window) or "cut"
+    # (the reply was cut at its allowance); None when it need not.
+    replan: str | None = None
 
 
 class Judge:
@@ -189,14 +191,14 @@ class Judge:
             except OutputTruncated as exc:
                 out.calls += 1
                 if replan:
-                    out.replan = True
+                    out.replan = "cut"
                     return _failed(out, f"{request.call} call: {exc}", ErrorKind.CONTEXT)
                 problems = [f"the reply was cut off ({exc}); answer more briefly"]
                 request = _with_feedback(request, None, self.prompts.render_reask(problems))
                 continue
             except ContextLengthError as exc:
                 if replan:
-                    out.replan = True
+                    out.replan = "context"
                     return _failed(out, f"{request.call} call: {exc}", ErrorKind.CONTEXT)
                 return _failed(out, f"{request.call} call: API error: {exc}", ErrorKind.API)
             except JudgeRefusal as exc:

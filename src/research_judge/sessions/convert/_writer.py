@@ -2,6 +2,7 @@
 
 A failed or interrupted conversion leaves no half-written output (and any earlier file at that
 path untouched); an output path that is one of the inputs is refused before anything is read.
+``-`` streams the sessions to stdout instead (``convert ... --out - | ...``).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import sys
 from contextlib import AbstractContextManager
 from pathlib import Path
 from types import TracebackType
@@ -17,8 +19,12 @@ from typing import IO, Any
 from ..._files import atomic_file
 from ...errors import ConfigError, OutputError
 
+STDOUT = "-"
+
 
 def check_output(out: Path, inputs: list[Path]) -> None:
+    if str(out) == STDOUT:
+        return
     for path in inputs:
         if out.resolve() == path.resolve() or (
             out.exists() and path.exists() and os.path.samefile(out, path)
@@ -29,16 +35,20 @@ def check_output(out: Path, inputs: list[Path]) -> None:
 
 
 class SessionsWriter:
-    """Sessions written as JSON lines to ``out``, which appears, complete, on a clean exit."""
+    """Sessions written as JSON lines to ``out``, which appears, complete, on a clean exit
+    (``-``: streamed to stdout)."""
 
     def __init__(self, out: Path) -> None:
         self.out = out
         self.count = 0
         self._file: AbstractContextManager[IO[bytes]] | None = None
-        self._handle: io.TextIOWrapper | None = None
+        self._handle: IO[str] | None = None
 
     def __enter__(self) -> SessionsWriter:
-        self._file = atomic_file(self.out, parents=False)  # a mistyped folder is an error
+        if str(self.out) == STDOUT:
+            self._handle = sys.stdout
+            return self
+        self._file = atomic_file(self.out)
         try:
             raw = self._file.__enter__()
         except OSError as exc:
@@ -48,10 +58,7 @@ class SessionsWriter:
 
     def write(self, session: dict[str, Any]) -> None:
         assert self._handle is not None
-        try:
-            self._handle.write(json.dumps(session, ensure_ascii=False) + "\n")
-        except OSError as exc:  # disk full, quota: the temp file goes, any earlier output stays
-            raise OutputError(f"cannot write {self.out}: {exc.strerror or exc}") from exc
+        self._handle.write(json.dumps(session, ensure_ascii=False) + "\n")
         self.count += 1
 
     def __exit__(
@@ -60,7 +67,11 @@ class SessionsWriter:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        assert self._handle is not None and self._file is not None
+        assert self._handle is not None
+        if self._file is None:  # stdout: nothing to rename, and not ours to close
+            self._handle.flush()
+            return
+        assert isinstance(self._handle, io.TextIOWrapper)
         try:
             self._handle.flush()
             self._handle.detach()  # atomic_file closes (and on success renames) the file itself
