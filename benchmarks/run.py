@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import bench_batch
 import bench_convert
 import bench_cpu
 import bench_efficiency
@@ -37,6 +38,7 @@ BENCHMARKS: dict[str, tuple[Bench, dict[str, Any], dict[str, Any]]] = {
     "rss": (bench_rss.run, {}, {"small": 200, "large": 2000, "http_mid": None}),
     "rate-limit": (bench_rate_limit.run, {}, {"sessions": 40, "retry_after": 0.5}),
     "convert": (bench_convert.run, {}, {"sessions": 400, "rounds": 1}),
+    "batch": (bench_batch.run, {}, {"sessions": 200, "poll": 0.1}),
     "kill-resume": (
         bench_kill_resume.run,
         {},

@@ -5,6 +5,7 @@ Outermost first::
     recording   saves what the judge saw, cache hits included (--record DIR)
     cache       answers a request seen before from disk (on unless --no-cache)
     resilience  retries, 429 backoff, adaptive concurrency, circuit breaker
+                (with --batch: BatchClient instead, calls answered through provider batches)
     provider    OpenAIClient or AnthropicClient (the only layer that talks to the network)
 
 Replay (``--replay DIR``) replaces the whole chain: no network client is built, no key needed.
@@ -15,10 +16,12 @@ fast) holds every setting of the chain with its one default; the ``grade`` flags
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 from . import make_client
 from .base import JudgeClient
+from .batch import BatchClient, BatchCounters, BatchState
 from .cache import CachingClient
 from .recording import RecordingClient, ReplayClient
 from .resilience import ResilientClient
@@ -34,8 +37,12 @@ __all__ = [
 ]
 
 
-def build_client(settings: ClientSettings) -> JudgeClient:
-    """The whole chain for ``settings``; whoever builds it closes it (``await c.aclose()``)."""
+def build_client(
+    settings: ClientSettings, *, on_batch_change: Callable[[BatchCounters], None] | None = None
+) -> JudgeClient:
+    """The whole chain for ``settings``; whoever builds it closes it (``await c.aclose()``).
+
+    ``on_batch_change`` is told whenever a batch changes state (batch mode only: progress)."""
     if settings.replay is not None:
         return ReplayClient(settings.replay, provider=settings.provider, model=settings.model)
     client: JudgeClient = make_client(
@@ -46,7 +53,20 @@ def build_client(settings: ClientSettings) -> JudgeClient:
         api_key=settings.api_key,
         timeout=settings.timeout,
     )
-    client = ResilientClient(client, concurrency=settings.concurrency, policy=settings.retry_policy)
+    if settings.batch:
+        from .batch.providers import batch_api  # loads both SDKs: only when batching
+
+        assert settings.batch_dir is not None  # checked in ClientSettings
+        client = BatchClient(
+            batch_api(client),
+            BatchState.load(Path(settings.batch_dir)),
+            poll_interval=settings.batch_poll,
+            on_change=on_batch_change,
+        )
+    else:
+        client = ResilientClient(
+            client, concurrency=settings.concurrency, policy=settings.retry_policy
+        )
     if settings.cache:
         client = CachingClient(client, settings.cache_dir or default_cache_dir())
     if settings.record is not None:

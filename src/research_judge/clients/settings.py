@@ -35,6 +35,9 @@ def default_cache_dir() -> Path:
 
 _RETRY = RetryPolicy()
 
+DEFAULT_POLL_INTERVAL = 30.0
+"""Seconds between two polls of a provider batch (``grade --batch-poll``)."""
+
 
 @dataclass(frozen=True)
 class ClientSettings:
@@ -53,6 +56,9 @@ class ClientSettings:
     cache_dir: str | Path | None = None  # None: default_cache_dir()
     record: str | Path | None = None
     replay: str | Path | None = None
+    batch: bool = False  # every call through the provider's batch API (docs/batch.md)
+    batch_poll: float = DEFAULT_POLL_INTERVAL  # seconds between two polls of a batch
+    batch_dir: str | Path | None = None  # where batches are recorded: required with batch
 
     def __post_init__(self) -> None:
         if self.replay is None:
@@ -64,6 +70,12 @@ class ClientSettings:
             raise ConfigError(f"--retries must be 0 or more, got {self.retries}")
         if self.record is not None and self.replay is not None:
             raise ConfigError("--record and --replay cannot be used together")
+        if self.batch and self.replay is not None:
+            raise ConfigError("--batch sends to the provider; --replay never does: choose one")
+        if self.batch and self.batch_dir is None:
+            raise ConfigError("batch mode needs a folder to record its batches in (batch_dir)")
+        if not self.batch_poll > 0:
+            raise ConfigError(f"--batch-poll must be more than 0 seconds, got {self.batch_poll}")
 
     @property
     def retry_policy(self) -> RetryPolicy:
