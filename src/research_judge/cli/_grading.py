@@ -41,7 +41,7 @@ from ._batch import (
     batch_summary,
     resume_hint,
 )
-from ._grade_ci import emit_grade_ci
+from ._grade_ci import annotate_stop, emit_grade_ci
 
 
 def client_settings(args: argparse.Namespace) -> ClientSettings:
@@ -175,6 +175,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
                 "so far; run the same command again to resume.",
                 file=err,
             )
+            annotate_stop(args, f"provider down: {exc}; rerun the same command to resume")
             return ExitCode.PROVIDER_DOWN
         except (KeyboardInterrupt, asyncio.CancelledError):
             if batch:
