@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..compare import DEFAULT_THRESHOLD
 from ..errors import ConfigError
+from ..judge.policy import VerdictPolicy
 from ..results.model import Result, read_results
 from .data import DEFAULT_WORST, ReportData, build_report
 from .render import MARKDOWN_WORST, render_html, render_markdown
@@ -44,6 +45,7 @@ def write_report(
     rejudged: str | Path | Sequence[Result] | None = None,
     worst: int = DEFAULT_WORST,
     threshold: float = DEFAULT_THRESHOLD,
+    policy: VerdictPolicy | None = None,
 ) -> ReportData:
     """Write the HTML and/or Markdown report of a run (results, labels and a baseline run each
     from a file or already in memory).
@@ -75,6 +77,7 @@ def write_report(
         threshold=threshold,
         source=source,
         baseline_source=baseline_source,
+        policy=policy,
     )
     if html is not None:
         _emit(html, render_html(data))
