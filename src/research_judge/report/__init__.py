@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..compare.model import DEFAULT_THRESHOLD
 from ..errors import ConfigError
+from ..judge.policy import VerdictPolicy
 
 if TYPE_CHECKING:
     from ..results.model import Result
@@ -56,6 +57,7 @@ def write_report(
     rejudged: str | Path | Sequence[Result] | None = None,
     worst: int = DEFAULT_WORST,
     threshold: float = DEFAULT_THRESHOLD,
+    policy: VerdictPolicy | None = None,
 ) -> ReportData:
     """Write the HTML and/or Markdown report of a run (results, labels and a baseline run each
     from a file or already in memory).
@@ -90,6 +92,7 @@ def write_report(
         threshold=threshold,
         source=source,
         baseline_source=baseline_source,
+        policy=policy,
     )
     if html is not None:
         _emit(html, render_html(data))
