@@ -660,3 +660,41 @@ def test_otel_deeply_nested_messages_attribute_is_named(tmp_path: Path) -> None:
     assert [str(e) for e in errors] == [
         f"{log}: trace t-deep: span 'chat': gen_ai.input.messages is nested too deeply"
     ]
+
+
+def test_anthropic_result_blocks_of_the_wrong_shape_are_named_not_a_crash(tmp_path: Path) -> None:
+    def fetched(session_id: str, content: Any) -> dict[str, Any]:
+        use = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_fetch", "input": {}}
+        result = {"type": "web_fetch_tool_result", "tool_use_id": "srvtoolu_1", "content": content}
+        return {
+            "id": session_id,
+            "messages": [
+                {"role": "user", "content": "Q?"},
+                {"role": "assistant", "content": [use, result, {"type": "text", "text": "A."}]},
+            ],
+        }
+
+    odd_document = {"type": "tool_result", "tool_use_id": "t1"}
+    odd_document["content"] = [{"type": "document", "source": "not an object"}]
+    log = write_jsonl(
+        tmp_path / "a.jsonl",
+        fetched("f1", "a string"),
+        fetched("f2", {"type": "web_fetch_result", "url": "https://x.test", "content": "text"}),
+        {
+            "id": "doc",
+            "messages": [
+                {"role": "user", "content": "Q?"},
+                {"role": "user", "content": [odd_document]},
+                {"role": "assistant", "content": "A."},
+            ],
+        },
+    )
+    sessions, errors = convert("anthropic", tmp_path, log)
+    assert [str(e) for e in errors] == [
+        f"{log}:1: record 'f1': tool call 'srvtoolu_1': web_fetch_tool_result content "
+        "must be an object, got str",
+        f"{log}:2: record 'f2': tool call 'srvtoolu_1': web_fetch_result content "
+        "must be an object, got str",
+    ]
+    (session,) = sessions
+    assert session["trajectory"][0]["unreadable"] == "1 block(s) of type document"
