@@ -27,7 +27,14 @@ from ..engine import (
 )
 from ..engine.progress import Progress
 from ..engine.select import selected_sessions
-from ..errors import ConfigError, ContentRefError, ExitCode, InputFileError, ProviderDownError
+from ..errors import (
+    ConfigError,
+    ContentRefError,
+    ErrorKind,
+    ExitCode,
+    InputFileError,
+    ProviderDownError,
+)
 from ..judge.grader import Judge, JudgeSettings
 from ..judge.policy import VerdictPolicy, load_policy
 from ..judge.prompts import PromptSet
@@ -41,7 +48,7 @@ from ._batch import (
     batch_summary,
     resume_hint,
 )
-from ._grade_ci import emit_grade_ci
+from ._grade_ci import annotate_stop, emit_grade_ci
 
 
 def client_settings(args: argparse.Namespace) -> ClientSettings:
@@ -187,6 +194,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
                 "so far; run the same command again to resume.",
                 file=err,
             )
+            annotate_stop(args, f"provider down: {exc}; rerun the same command to resume")
             return ExitCode.PROVIDER_DOWN
         except (KeyboardInterrupt, asyncio.CancelledError):
             if batch:
@@ -250,7 +258,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             file=err,
         )
         return ExitCode.STOPPED
-    return ExitCode.FAILED if stats.input_errors or summary.errors else ExitCode.OK
+    return grade_exit_code(stats.input_errors, summary.error_kinds)
 
 
 def _count_lines(path: str) -> int | None:
@@ -333,3 +341,10 @@ class _NoClient:
 
     async def aclose(self) -> None:
         return None
+
+
+def grade_exit_code(input_errors: int, error_kinds: dict[str, int]) -> ExitCode:
+    """2 for anything wrong with the user's input, 6 when only the judge failed sessions."""
+    if input_errors or error_kinds.get(ErrorKind.CONTENT_REF, 0):
+        return ExitCode.FAILED
+    return ExitCode.JUDGE_FAILED if error_kinds else ExitCode.OK
