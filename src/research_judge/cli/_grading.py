@@ -258,7 +258,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             file=err,
         )
         return ExitCode.STOPPED
-    return grade_exit_code(stats.input_errors, summary.error_kinds)
+    return grade_exit_code(len(stats.input_errors), summary.error_kinds)
 
 
 def _count_lines(path: str) -> int | None:
