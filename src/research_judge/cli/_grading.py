@@ -192,10 +192,10 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
         await client.aclose()
 
     order = set(stats.order)
+    # A run stopped (by --max-cost) before its first session was written has no file yet.
+    written = iter_results(args.out, missing_ok=True)
     summary = summarize(
-        r
-        for r in iter_results(args.out)
-        if not isinstance(r, InputFileError) and r.session_id in order
+        r for r in written if not isinstance(r, InputFileError) and r.session_id in order
     )
     cost = f"${stats.cost_usd:.4f}" if stats.cost_known else "unknown (no price for the model)"
     run_line = (
@@ -239,7 +239,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             print(batch_summary(counters, args.out), file=out)
     emit_grade_ci(args, order, stats.input_errors, stopped=stats.stopped)
     if stats.stopped == "budget":
-        left = stats.selected - summary.sessions
+        left = stats.selected - summary.sessions + stats.not_sent
         print(
             f"research-judge grade: stopped: --max-cost ${args.max_cost} reached; {left} "
             "session(s) not sent. Raise the limit and run again to resume.",

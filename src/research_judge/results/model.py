@@ -230,12 +230,17 @@ class Result(_Model):
         return self.model_dump_json() + "\n"
 
 
-def iter_results(path: str | Path) -> Iterator[Result | InputFileError]:
+def iter_results(
+    path: str | Path, *, missing_ok: bool = False
+) -> Iterator[Result | InputFileError]:
     """Yield each line of a results file as a ``Result``, or the error that names its line.
 
     A torn last line (no trailing newline, not JSON) is what a killed run leaves; it is reported
-    like any other bad line so callers can decide whether to repair or refuse.
+    like any other bad line so callers can decide whether to repair or refuse. ``missing_ok``:
+    a file that does not exist holds no results (a run that wrote none creates none).
     """
+    if missing_ok and not Path(path).exists():
+        return
     for _, item in _numbered_results(path):
         yield item
 
