@@ -698,3 +698,33 @@ def test_anthropic_result_blocks_of_the_wrong_shape_are_named_not_a_crash(tmp_pa
     ]
     (session,) = sessions
     assert session["trajectory"][0]["unreadable"] == "1 block(s) of type document"
+
+
+def test_openai_chat_tool_call_and_annotation_of_the_wrong_shape_are_named(tmp_path: Path) -> None:
+    def record(session_id: str, call: Any, annotation: Any) -> dict[str, Any]:
+        answer = {"role": "assistant", "content": "A.", "annotations": [annotation]}
+        return {
+            "id": session_id,
+            "messages": [
+                {"role": "user", "content": "Q?"},
+                {"role": "assistant", "content": None, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": "call_1", "content": "page"},
+                answer,
+            ],
+        }
+
+    good_call = {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    log = write_jsonl(
+        tmp_path / "c.jsonl",
+        record("bad-call", {"id": "call_1", "function": "f"}, {}),
+        record("bad-note", good_call, {"type": "url_citation", "url_citation": "https://x"}),
+        record("ok", good_call, {}),
+    )
+    sessions, errors = convert("openai-chat", tmp_path, log)
+    assert [s["id"] for s in sessions] == ["ok"]
+    assert [str(e) for e in errors] == [
+        f"{log}:1: record 'bad-call': messages[1]: tool call 'call_1': "
+        "'function' must be an object, got str",
+        f"{log}:2: record 'bad-note': messages[3]: url_citation annotation "
+        "must be an object, got str",
+    ]
