@@ -29,7 +29,7 @@ def emit_grade_ci(
 
     results = [
         r
-        for r in iter_results(args.out)
+        for r in iter_results(args.out, missing_ok=True)
         if not isinstance(r, InputFileError) and r.session_id in selected
     ]
 

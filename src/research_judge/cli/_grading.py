@@ -35,9 +35,9 @@ from ..errors import (
     InputFileError,
     ProviderDownError,
 )
+from ..judge.build import build_judge
 from ..judge.grader import Judge, JudgeSettings
 from ..judge.policy import VerdictPolicy, load_policy
-from ..judge.prompts import PromptSet
 from ..results.model import iter_results
 from ..results.summary import format_summary, summarize
 from ..sessions.store import open_store, resolve_session
@@ -91,7 +91,7 @@ def judge_limits(args: argparse.Namespace, err: TextIO) -> ModelLimits:
     return chosen
 
 
-def build_judge(
+def judge_for(
     args: argparse.Namespace, client: JudgeClient, prices: PriceTable, limits: ModelLimits
 ) -> Judge:
     # Every policy field has a --min-* flag of the same name; unset flags are None.
@@ -102,27 +102,15 @@ def build_judge(
         strict_evidence=args.strict_evidence,
         temperature=args.temperature,
     )
-    repeats = getattr(args, "repeats", 1)
-    if isinstance(client, JuryClient):
-        repeats = len(client)
-    if repeats != 1:
-        from ..judge.repeats import RepeatingJudge
-
-        return RepeatingJudge(
-            client,
-            repeats=repeats,
-            prompts=PromptSet(args.prompts),
-            policy=policy,
-            settings=settings,
-            prices=prices,
-            limits=limits,
-        )
-    return Judge(
+    # A jury is one sample per juror: the repeats machinery combines them.
+    repeats = len(client) if isinstance(client, JuryClient) else args.repeats
+    return build_judge(
         client,
-        prompts=PromptSet(args.prompts),
+        prompts=args.prompts,
         policy=policy,
         settings=settings,
         prices=prices,
+        repeats=repeats,
         limits=limits,
     )
 
@@ -158,7 +146,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     )
     try:
         # After the client: a bad flag is reported alone, before any notice.
-        judge = build_judge(args, client, prices, judge_limits(args, err))
+        judge = judge_for(args, client, prices, judge_limits(args, err))
         budget = (
             Budget(args.max_cost, Estimator(judge, prices)) if args.max_cost is not None else None
         )
@@ -204,10 +192,10 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
         await client.aclose()
 
     order = set(stats.order)
+    # A run stopped (by --max-cost) before its first session was written has no file yet.
+    written = iter_results(args.out, missing_ok=True)
     summary = summarize(
-        r
-        for r in iter_results(args.out)
-        if not isinstance(r, InputFileError) and r.session_id in order
+        r for r in written if not isinstance(r, InputFileError) and r.session_id in order
     )
     cost = f"${stats.cost_usd:.4f}" if stats.cost_known else "unknown (no price for the model)"
     run_line = (
@@ -251,7 +239,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             print(batch_summary(counters, args.out), file=out)
     emit_grade_ci(args, order, stats.input_errors, stopped=stats.stopped)
     if stats.stopped == "budget":
-        left = stats.selected - summary.sessions
+        left = stats.selected - summary.sessions + stats.not_sent
         print(
             f"research-judge grade: stopped: --max-cost ${args.max_cost} reached; {left} "
             "session(s) not sent. Raise the limit and run again to resume.",
@@ -273,7 +261,7 @@ async def _dry_run(
     args: argparse.Namespace, selection: Selection, prices: PriceTable, err: TextIO, out: TextIO
 ) -> int:
     # A dry run needs the prompts and the model name, never a client: use a stand-in.
-    judge = build_judge(args, _NoClient(args.provider, args.model), prices, judge_limits(args, err))
+    judge = judge_for(args, _NoClient(args.provider, args.model), prices, judge_limits(args, err))
     estimator = Estimator(judge, prices)
     store = open_store(args.store) if args.store else None
     n = bad = unreadable = unread = tokens_in = tokens_out = calls = split = 0

@@ -14,13 +14,13 @@ credentials and nothing else is stored, so recordings are safe to commit.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from research_judge._files import write_atomically
+from research_judge._validation import describe_validation_error
 from research_judge.clients.base import JudgeClient, JudgeRequest, JudgeResponse, Usage
 from research_judge.errors import ConfigError, InputFileError, ReplayMissError
 
@@ -103,14 +103,8 @@ class RecordingClient:
                 out.write(exchange.model_dump_json() + "\n")
             return
         text = json.dumps(exchange.model_dump(), indent=2, sort_keys=True, ensure_ascii=False)
-        fd, tmp = tempfile.mkstemp(dir=self.path, prefix=f".{exchange.key}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(text + "\n")
-            os.replace(tmp, self.path / f"{exchange.key}.json")
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        # Private: an exchange holds session text, which may not be everyone's to read.
+        write_atomically(self.path / f"{exchange.key}.json", text + "\n", private=True)
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -170,13 +164,7 @@ def _parse(text: str, path: Path, line: int | None) -> Exchange:
     try:
         return Exchange.model_validate_json(text)
     except ValidationError as exc:
-        errors = exc.errors()
-        problem = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'exchange'}: {err['msg']}"
-            for err in errors[:4]
-        )
-        if len(errors) > 4:
-            problem += f"; and {len(errors) - 4} more"
+        problem = describe_validation_error(exc, limit=4, root="exchange")
         raise InputFileError(path, f"not a recorded exchange ({problem})", line) from None
 
 

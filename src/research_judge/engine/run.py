@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..clients.base import JudgeRequest
-from ..clients.chain import ClientSettings
+from ..clients.settings import ClientSettings
 from ..cost.estimate import Budget
 from ..errors import ConfigError, ContentRefError, ErrorKind, InputFileError, ProviderDownError
 from ..judge.grader import Judge
@@ -53,6 +53,7 @@ class RunStats:
     cost_usd: float = 0.0
     cost_known: bool = True  # False once a billable call had no price
     stopped: str | None = None
+    not_sent: int = 0  # after a budget stop: later selected sessions never reached
     rewritten: bool = False
     repaired_torn_line: bool = False
     order: list[str] = field(default_factory=list)
@@ -180,6 +181,7 @@ async def grade_sessions(
 
     submitted = 0
     try:
+        items = iter(items)  # one pass: a budget stop counts what is left of it
         for item in items:
             if isinstance(item, InputFileError):
                 stats.input_errors.append(item)
@@ -212,6 +214,13 @@ async def grade_sessions(
                 amount = budget.reserve(item, first)
                 if amount is None:
                     stats.stopped = "budget"
+                    # Say how many are left: the rest of the input, less what --out already has.
+                    stats.not_sent = sum(
+                        1
+                        for rest in items
+                        if not isinstance(rest, InputFileError)
+                        and not existing.reusable(rest.id, judge.fingerprint, options.retry_errors)
+                    )
                     break
                 reserved = amount
             await window.acquire()

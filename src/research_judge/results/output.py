@@ -11,13 +11,13 @@ file is rewritten once at the end, atomically, in input order with one line per 
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
 from pydantic import ValidationError
 
+from .._files import atomic_file
 from ..errors import ErrorKind, InputFileError
 from .model import Result
 
@@ -153,18 +153,10 @@ class ResultsFile:
         wanted = sorted(latest.values(), key=lambda ln: rank.get(ln.session_id, len(rank)))
         if [ln.offset for ln in wanted] == [ln.offset for ln in self._lines]:
             return False
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.")
-        try:
-            with self.path.open("rb") as src, os.fdopen(fd, "wb") as dst:
-                for line in wanted:
-                    src.seek(line.offset)
-                    dst.write(src.read(line.length))
-                dst.flush()
-                os.fsync(dst.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with self.path.open("rb") as src, atomic_file(self.path) as dst:
+            for line in wanted:
+                src.seek(line.offset)
+                dst.write(src.read(line.length))
         position = 0
         self._lines = []
         for line in wanted:

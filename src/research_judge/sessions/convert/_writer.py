@@ -7,14 +7,16 @@ path untouched); an output path that is one of the inputs is refused before anyt
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
-import tempfile
+from contextlib import AbstractContextManager
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from ..._files import atomic_file
 from ...errors import ConfigError, OutputError
 
 STDOUT = "-"
@@ -33,32 +35,30 @@ def check_output(out: Path, inputs: list[Path]) -> None:
 
 
 class SessionsWriter:
+    """Sessions written as JSON lines to ``out``, which appears, complete, on a clean exit
+    (``-``: streamed to stdout)."""
+
     def __init__(self, out: Path) -> None:
         self.out = out
         self.count = 0
-        self._tmp: str | None = None
+        self._file: AbstractContextManager[IO[bytes]] | None = None
         self._handle: IO[str] | None = None
 
     def __enter__(self) -> SessionsWriter:
         if str(self.out) == STDOUT:
             self._handle = sys.stdout
             return self
+        self._file = atomic_file(self.out)
         try:
-            self.out.parent.mkdir(parents=True, exist_ok=True)
-            fd, self._tmp = tempfile.mkstemp(
-                dir=self.out.parent, prefix=f".{self.out.name}.", suffix=".tmp"
-            )
+            raw = self._file.__enter__()
         except OSError as exc:
             raise OutputError(f"cannot write {self.out}: {exc.strerror or exc}") from exc
-        self._handle = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
+        self._handle = io.TextIOWrapper(raw, encoding="utf-8", newline="\n")
         return self
 
     def write(self, session: dict[str, Any]) -> None:
         assert self._handle is not None
-        try:
-            self._handle.write(json.dumps(session, ensure_ascii=False) + "\n")
-        except OSError as exc:  # disk full, quota: the temp file goes, any earlier output stays
-            raise OutputError(f"cannot write {self.out}: {exc.strerror or exc}") from exc
+        self._handle.write(json.dumps(session, ensure_ascii=False) + "\n")
         self.count += 1
 
     def __exit__(
@@ -67,28 +67,18 @@ class SessionsWriter:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if self._tmp is None:  # stdout: nothing to rename, and not ours to close
-            assert self._handle is not None
+        assert self._handle is not None
+        if self._file is None:  # stdout: nothing to rename, and not ours to close
             self._handle.flush()
             return
+        assert isinstance(self._handle, io.TextIOWrapper)
         try:
-            self._finish(kind is None)
+            self._handle.flush()
+            self._handle.detach()  # atomic_file closes (and on success renames) the file itself
+        except OSError as error:
+            self._file.__exit__(type(error), error, error.__traceback__)  # removes the temp file
+            raise OutputError(f"cannot write {self.out}: {error.strerror or error}") from error
+        try:
+            self._file.__exit__(kind, exc, tb)
         except OSError as error:
             raise OutputError(f"cannot write {self.out}: {error.strerror or error}") from error
-        finally:
-            if self._tmp is not None:
-                Path(self._tmp).unlink(missing_ok=True)
-
-    def _finish(self, keep: bool) -> None:
-        assert self._handle is not None and self._tmp is not None
-        if keep:
-            self._handle.flush()
-            os.fsync(self._handle.fileno())
-        self._handle.close()
-        if keep:
-            # mkstemp makes the file private (0600); a sessions file gets the usual mode.
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(self._tmp, 0o666 & ~umask)
-            os.replace(self._tmp, self.out)
-            self._tmp = None
