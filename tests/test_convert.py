@@ -728,3 +728,36 @@ def test_openai_chat_tool_call_and_annotation_of_the_wrong_shape_are_named(tmp_p
         f"{log}:2: record 'bad-note': messages[3]: url_citation annotation "
         "must be an object, got str",
     ]
+
+
+def test_otel_call_arguments_from_the_tool_call_part_when_the_span_has_none(
+    tmp_path: Path,
+) -> None:
+    # gen_ai.tool.call.arguments is opt-in: many execute_tool spans lack it, while the chat span's
+    # output messages still carry the tool_call part with its arguments.
+    call = {"type": "tool_call", "id": "c1", "name": "web_fetch"}
+    call["arguments"] = {"url": "https://a.test/page"}
+    asked = [{"role": "assistant", "parts": [call]}]
+    tool = {"gen_ai__tool__call__id": "c1", "gen_ai__tool__name": "web_fetch"}
+    tool["gen_ai__tool__call__result"] = "page text"
+    log = write_jsonl(
+        tmp_path / "t.jsonl",
+        _export(
+            _span("root", None, "invoke_agent", 1),
+            _span(
+                "ch1",
+                "root",
+                "chat",
+                2,
+                gen_ai__input__messages=_user("Q?"),
+                gen_ai__output__messages=asked,
+            ),
+            _span("tool", "root", "execute_tool", 3, **tool),
+            _span("ch2", "root", "chat", 4, gen_ai__output__messages=_out("A.")),
+        ),
+    )
+    (session,), errors = convert("otel", tmp_path, log)
+    (ref,) = session["trajectory"]
+    assert errors == [] and ref["url"] == "https://a.test/page"
+    assert ref["args"] == {"url": "https://a.test/page"}
+    assert ref["title"] == "web_fetch(url=https://a.test/page)"
