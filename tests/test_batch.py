@@ -155,6 +155,31 @@ def test_a_final_line_error_is_that_sessions_error_and_the_others_are_graded(
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_rerun_sends_a_failed_line_again_instead_of_rereading_the_old_batchs_failure(
+    tmp_path: Path, provider: str
+) -> None:
+    rejecting = True
+    rejected: set[str] = set()
+
+    def reject_session_3_until_fixed(custom_id: str, body: dict[str, Any]) -> int | None:
+        if rejecting and "s-3" in user_texts(body)[0]:
+            rejected.add(custom_id)
+            return 400
+        return None
+
+    src = sessions(tmp_path)
+    with FakeBatchServer(answer, fail_line=reject_session_3_until_fixed) as srv:
+        out = tmp_path / "o.jsonl"
+        args = [*grade_args(srv, provider, src, out, "--no-cache"), "--batch"]
+        assert main(args) == 6
+        rejecting = False  # the cause is gone: a rerun must ask again, not reread the failure
+        assert main(args) == 0
+    assert len(graded(out)) == 6
+    assert srv.stats.batches_created == 2  # only s-3's failed lines went into the new batch
+    assert {key for key, times in srv.stats.batched.items() if times > 1} == rejected
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
 def test_invalid_replies_are_re_asked_in_the_next_round(tmp_path: Path, provider: str) -> None:
     def invalid_first_scoring(body: dict[str, Any]) -> str:
         first_try = len(user_texts(body)) == 1

@@ -149,6 +149,23 @@ def test_dry_run_estimates_and_sends_nothing(
     assert server.stats.requests == 0 and not out.exists()
 
 
+@pytest.mark.parametrize(("limit", "says"), [("100", "within it"), ("0.0000001", "over it")])
+def test_a_dry_run_with_max_cost_says_whether_the_estimate_fits_it(
+    tmp_path: Path,
+    server: FakeOpenAIServer,
+    capsys: pytest.CaptureFixture[str],
+    limit: str,
+    says: str,
+) -> None:
+    src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(5)])
+    out = tmp_path / "o.jsonl"
+    code = main(["grade", str(src), "--out", str(out), *net(server, tmp_path),
+                 "--dry-run", "--max-cost", limit])  # fmt: skip
+    assert code == 0
+    assert f"--max-cost ${float(limit):g}: the estimate is {says}" in capsys.readouterr().out
+    assert server.stats.requests == 0
+
+
 def test_max_cost_stops_early_with_exit_4_and_a_resumable_file(
     tmp_path: Path, server: FakeOpenAIServer, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -300,6 +300,14 @@ async def _dry_run(
         "re-asks and provider prompt-cache discounts are not included.",
         file=out,
     )
+    if args.max_cost is not None and known:
+        # A real run reserves each session's estimate before sending it and stops at the limit.
+        verdict = (
+            "within it"
+            if cost <= args.max_cost
+            else "over it: a run would stop before sending every session"
+        )
+        print(f"--max-cost ${args.max_cost:g}: the estimate is {verdict}", file=out)
     if getattr(args, "jury", None):
         print(
             "with --jury: this counts the --model judge only; each added juror sends as many "

@@ -97,6 +97,9 @@ class BatchClient:
         self._ended: dict[str, dict[str, object]] = {}
         # Batches whose line for a key failed: that key goes to a new batch, not back to them.
         self._spent: set[tuple[str, str]] = set()
+        # Batches sent by this run. A failed line in an earlier run's batch was already that
+        # run's verdict on it: a rerun sends the request again rather than rereading the failure.
+        self._own: set[str] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         # Uploads of an earlier run whose batch was never recorded: found or made on first use.
         self._intent_of = {key: rec for rec in state.intents() for key in rec.custom_ids}
@@ -230,6 +233,8 @@ class BatchClient:
             return
         if resumed:
             self.counters.resumed += 1
+        else:
+            self._own.add(record.batch_id)
         self.counters.in_progress += 1
         self._changed()
         task = asyncio.create_task(self._follow(record))
@@ -301,6 +306,10 @@ class BatchClient:
             self._resolve(key, outcome.response)
             return
         self.counters.failed_lines += 1
+        if batch_id not in self._own:
+            self._spent.add((batch_id, key))
+            self._route(key)  # into this run's next round, as a fresh request
+            return
         if outcome.retry is not None:
             self.counters.expired_lines += "expired" in outcome.retry
             self._spent.add((batch_id, key))
