@@ -698,3 +698,66 @@ def test_anthropic_result_blocks_of_the_wrong_shape_are_named_not_a_crash(tmp_pa
     ]
     (session,) = sessions
     assert session["trajectory"][0]["unreadable"] == "1 block(s) of type document"
+
+
+def test_openai_chat_tool_call_and_annotation_of_the_wrong_shape_are_named(tmp_path: Path) -> None:
+    def record(session_id: str, call: Any, annotation: Any) -> dict[str, Any]:
+        answer = {"role": "assistant", "content": "A.", "annotations": [annotation]}
+        return {
+            "id": session_id,
+            "messages": [
+                {"role": "user", "content": "Q?"},
+                {"role": "assistant", "content": None, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": "call_1", "content": "page"},
+                answer,
+            ],
+        }
+
+    good_call = {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    log = write_jsonl(
+        tmp_path / "c.jsonl",
+        record("bad-call", {"id": "call_1", "function": "f"}, {}),
+        record("bad-note", good_call, {"type": "url_citation", "url_citation": "https://x"}),
+        record("ok", good_call, {}),
+    )
+    sessions, errors = convert("openai-chat", tmp_path, log)
+    assert [s["id"] for s in sessions] == ["ok"]
+    assert [str(e) for e in errors] == [
+        f"{log}:1: record 'bad-call': messages[1]: tool call 'call_1': "
+        "'function' must be an object, got str",
+        f"{log}:2: record 'bad-note': messages[3]: url_citation annotation "
+        "must be an object, got str",
+    ]
+
+
+def test_otel_call_arguments_from_the_tool_call_part_when_the_span_has_none(
+    tmp_path: Path,
+) -> None:
+    # gen_ai.tool.call.arguments is opt-in: many execute_tool spans lack it, while the chat span's
+    # output messages still carry the tool_call part with its arguments.
+    call = {"type": "tool_call", "id": "c1", "name": "web_fetch"}
+    call["arguments"] = {"url": "https://a.test/page"}
+    asked = [{"role": "assistant", "parts": [call]}]
+    tool = {"gen_ai__tool__call__id": "c1", "gen_ai__tool__name": "web_fetch"}
+    tool["gen_ai__tool__call__result"] = "page text"
+    log = write_jsonl(
+        tmp_path / "t.jsonl",
+        _export(
+            _span("root", None, "invoke_agent", 1),
+            _span(
+                "ch1",
+                "root",
+                "chat",
+                2,
+                gen_ai__input__messages=_user("Q?"),
+                gen_ai__output__messages=asked,
+            ),
+            _span("tool", "root", "execute_tool", 3, **tool),
+            _span("ch2", "root", "chat", 4, gen_ai__output__messages=_out("A.")),
+        ),
+    )
+    (session,), errors = convert("otel", tmp_path, log)
+    (ref,) = session["trajectory"]
+    assert errors == [] and ref["url"] == "https://a.test/page"
+    assert ref["args"] == {"url": "https://a.test/page"}
+    assert ref["title"] == "web_fetch(url=https://a.test/page)"

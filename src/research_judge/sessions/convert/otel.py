@@ -293,7 +293,9 @@ def _references(
     out = []
     for call_id, entry in sorted(found.items(), key=lambda item: item[1]["time"]):
         tool, args = requested.get(call_id, (None, None))
-        tool, args = entry.get("tool") or tool, entry.get("args", args)
+        # The span's arguments attribute is opt-in; the chat's tool_call part may still have them.
+        tool = entry.get("tool") or tool
+        args = entry["args"] if entry.get("args") is not None else args
         if "result" not in entry:
             raise RecordError(
                 f"tool call {call_id!r} ({tool}, agent {entry.get('agent')}) has no recorded "
