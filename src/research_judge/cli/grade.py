@@ -29,8 +29,10 @@ def register(subparsers: Any) -> None:
         description=(
             "Grade each session of SESSIONS (JSONL) with two judge calls and write one result "
             "line per session to --out, in input order. Re-running with the same --out resumes. "
-            "Exit 0 when every session was graded, 2 when an input line or a session failed, "
-            "3 when the provider was unreachable or refused us, 4 when --max-cost stopped the run."
+            "Exit 0 when every session was graded, 2 on bad input (a line, a flag, an unreadable "
+            "offloaded result), 6 when the input was good but the judge failed some sessions, "
+            "3 when the provider was unreachable or refused us, 4 when --max-cost stopped the run, "
+            "5 when the output could not be written."
         ),
         formatter_class=DefaultsFormatter,
     )
