@@ -43,6 +43,16 @@ class ReplayMissError(UserError):
     """Replay was asked for an exchange that was never recorded."""
 
 
+class OutputError(ResearchJudgeError):
+    """The output cannot be written (disk full, read-only, in use by another run).
+
+    Nothing is wrong with the input: what was written so far is intact, and the same command
+    resumes once the cause is gone.
+    """
+
+    exit_code = 5
+
+
 # --- the judge's misbehaviour ----------------------------------------------------------------
 
 

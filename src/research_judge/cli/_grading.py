@@ -35,6 +35,7 @@ from ..judge.policy import VerdictPolicy, load_policy
 from ..judge.prompts import PromptSet
 from ..results.model import iter_results
 from ..results.summary import format_summary, summarize
+from ..safety import check_base_url, check_distinct, check_finite, check_output_target
 from .grade import EXIT_FAILED_ITEMS, EXIT_OK, EXIT_PROVIDER_DOWN, EXIT_STOPPED, default_cache_dir
 
 
@@ -71,12 +72,32 @@ def build_judge(args: argparse.Namespace, client: JudgeClient, prices: PriceTabl
 
 
 def _check_args(args: argparse.Namespace) -> None:
+    """Every setting and path, checked before anything is read, written or sent."""
     if args.concurrency < 1:
         raise ConfigError(f"--concurrency must be at least 1, got {args.concurrency}")
     if args.retries < 0:
         raise ConfigError(f"--retries must be 0 or more, got {args.retries}")
     if args.record and args.replay:
         raise ConfigError("--record and --replay cannot be used together")
+    check_finite("--timeout", args.timeout)
+    check_finite("--down-after", args.down_after, allow_minimum=True)
+    check_finite("--max-cost", args.max_cost)
+    check_base_url("--base-url", args.base_url)
+    cache = None if args.no_cache or args.replay else (args.cache_dir or default_cache_dir())
+    check_distinct(
+        [
+            ("the sessions file", args.sessions),
+            ("--replay", args.replay),
+            ("--cache-dir", cache),
+            ("--prompts", args.prompts),
+            ("--config", args.config),
+            ("--prices", args.prices),
+        ],
+        [("--out", args.out), ("--record", args.record)],
+    )
+    check_output_target("--out", args.out)
+    if args.record and str(args.record).endswith(".jsonl"):
+        check_output_target("--record", args.record)
 
 
 async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:

@@ -17,6 +17,7 @@ from research_judge.clients.recording import RecordingClient, ReplayClient
 from research_judge.clients.scripted import ScriptedClient, ScriptExhausted
 from research_judge.cost.tokens import estimate_tokens
 from research_judge.errors import ConfigError
+from research_judge.safety.settings import check_finite
 
 if TYPE_CHECKING:
     from research_judge.clients.anthropic import AnthropicClient
@@ -69,6 +70,7 @@ def make_client(
         if record is not None:
             raise ConfigError("--record and --replay cannot be used together")
         return ReplayClient(replay, provider=provider, model=model)
+    check_finite("timeout", timeout)  # 0, -1 or nan once switched the timeout off
     options: dict[str, Any] = {"api_key": api_key, "base_url": base_url}
     if timeout is not None:
         options["timeout"] = timeout

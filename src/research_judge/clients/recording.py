@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from research_judge.clients.base import JudgeClient, JudgeRequest, JudgeResponse, Usage
-from research_judge.errors import ConfigError, InputFileError, ReplayMissError
+from research_judge.errors import ConfigError, InputFileError, OutputError, ReplayMissError
 
 JSONL_SUFFIX = ".jsonl"
 
@@ -98,6 +98,14 @@ class RecordingClient:
         return response
 
     def write(self, exchange: Exchange) -> None:
+        try:
+            self._write(exchange)
+        except OSError as exc:  # disk full, read-only: the run must stop, not lose replies
+            raise OutputError(
+                f"cannot write recording to {self.path}: {exc.strerror or exc}"
+            ) from exc
+
+    def _write(self, exchange: Exchange) -> None:
         if self._jsonl:
             with self.path.open("a", encoding="utf-8") as out:
                 out.write(exchange.model_dump_json() + "\n")

@@ -14,10 +14,11 @@ from pathlib import Path
 
 from ..clients.base import JudgeRequest
 from ..cost.estimate import Budget
-from ..errors import ConfigError, InputFileError, ProviderDownError
+from ..errors import ConfigError, InputFileError, OutputError, ProviderDownError
 from ..judge.grader import Judge
 from ..results.model import Result
 from ..results.output import ResultsFile
+from ..safety import OutputLock, check_distinct
 from ..sessions.model import Session
 from .progress import Progress
 from .select import Selection, selected_sessions
@@ -79,11 +80,40 @@ async def grade_file(
     budget: Budget | None = None,
     on_input_error: Callable[[InputFileError], None] | None = None,
 ) -> RunStats:
-    """Grade every selected session of ``sessions_path`` into ``out_path`` (resuming it)."""
+    """Grade every selected session of ``sessions_path`` into ``out_path`` (resuming it).
+
+    ``out_path`` is locked for the run: a second run on it stops with ``OutputError``.
+    """
+    check_distinct([("the sessions file", sessions_path)], [("the results file", out_path)])
+    with OutputLock(out_path):
+        return await _grade_file(
+            sessions_path, out_path, judge, options, progress, budget, on_input_error
+        )
+
+
+def _output_error(path: str | Path, exc: OSError) -> OutputError:
+    return OutputError(
+        f"cannot write {path}: {exc.strerror or exc}; every line written before is intact, "
+        "so the same command resumes once the cause is fixed"
+    )
+
+
+async def _grade_file(
+    sessions_path: str | Path,
+    out_path: str | Path,
+    judge: Judge,
+    options: RunOptions,
+    progress: Progress | None,
+    budget: Budget | None,
+    on_input_error: Callable[[InputFileError], None] | None,
+) -> RunStats:
     stats = RunStats()
     progress = progress or Progress.disabled()
     out = ResultsFile(out_path)
-    existing = out.load()
+    try:
+        existing = out.load()
+    except OSError as exc:
+        raise _output_error(out_path, exc) from exc
     stats.repaired_torn_line = existing.repaired
     window = asyncio.Semaphore(options.window or max(64, 4 * options.concurrency))
     in_flight = asyncio.Semaphore(options.concurrency)
@@ -105,23 +135,40 @@ async def grade_file(
 
     def drain() -> None:
         nonlocal next_index
-        while next_index in finished:
-            result = finished.pop(next_index)
-            out.append(result)
-            stats.add(result)
-            window.release()
-            next_index += 1
-        out.flush()
+        if out.broken:
+            return
+        try:
+            while next_index in finished:
+                result = finished.pop(next_index)
+                out.append(result)
+                stats.add(result)
+                window.release()
+                next_index += 1
+            out.flush()
+        except OSError as exc:
+            stop_writing(exc)
+            return
         report()
+
+    def stop_writing(exc: OSError) -> None:
+        # Disk full, read-only file system: stop now. Requests still in flight are abandoned
+        # (their replies could not be saved), and the submission loop is woken to see ``fatal``.
+        fatal.append(_output_error(out_path, exc))
+        current = asyncio.current_task()
+        for task in tasks:
+            if task is not current:
+                task.cancel()
+        window.release()
 
     async def grade_one(
         index: int, session: Session, reserved: float, first: FirstRequests | None
     ) -> None:
         try:
             result = await judge.grade(session, first)
-        except (ProviderDownError, ConfigError) as exc:
-            # The provider is gone, or a prompt template cannot render this session (the
-            # user's template, e.g. a misspelt variable): the next session would fare the same.
+        except (ProviderDownError, ConfigError, OutputError) as exc:
+            # The provider is gone, a recording cannot be written, or a prompt template cannot
+            # render this session (the user's template, e.g. a misspelt variable): the next
+            # session would fare the same.
             fatal.append(exc)
             # This session will never be written: free its place in the reorder window, or a
             # submission loop waiting for that place would wait for ever.
@@ -177,13 +224,25 @@ async def grade_file(
             task.add_done_callback(tasks.discard)
             submitted += 1
         if tasks:
-            await asyncio.gather(*tasks)
+            outcomes = await asyncio.gather(*tasks, return_exceptions=True)
+            for outcome in outcomes:
+                if isinstance(outcome, Exception):
+                    raise outcome
     finally:
-        out.close()
+        try:
+            out.close()
+        except OSError as exc:
+            if not fatal:
+                fatal.append(_output_error(out_path, exc))
     # Even a stopped run leaves one line per session, in input order, ready to resume.
-    stats.rewritten = out.finalize(stats.order)
+    try:
+        stats.rewritten = out.finalize(stats.order)
+    except OSError as exc:
+        fatal.append(_output_error(out_path, exc))
     progress.close()
     if fatal:
-        stats.stopped = "provider_down" if isinstance(fatal[0], ProviderDownError) else "config"
+        stats.stopped = {ProviderDownError: "provider_down", OutputError: "output"}.get(
+            type(fatal[0]), "config"
+        )
         raise fatal[0]
     return stats

@@ -22,6 +22,7 @@ from ..errors import (
     ConfigError,
     InvalidJudgeOutput,
     JudgeRefusal,
+    OutputError,
     ProviderDownError,
     ReplayMissError,
     ResearchJudgeError,
@@ -157,7 +158,7 @@ class Judge:
                 continue
             except ReplayMissError as exc:
                 return _failed(out, f"{request.call} call: {exc}", "replay_miss")
-            except ProviderDownError:
+            except (ProviderDownError, OutputError):
                 raise  # the whole run stops; this session stays ungraded, not errored
             except ApiError as exc:
                 return _failed(out, f"{request.call} call: API error: {exc}", "api")

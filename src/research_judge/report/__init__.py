@@ -6,12 +6,12 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from ..compare import DEFAULT_THRESHOLD
 from ..errors import ConfigError
 from ..results.model import read_results
+from ..safety import atomic_write, check_distinct, check_output_target
 from .data import DEFAULT_WORST, ReportData, build_report
 from .render import MARKDOWN_WORST, render_html, render_markdown
 
@@ -44,6 +44,13 @@ def write_report(
         raise ConfigError("nothing to write: give an HTML path, a Markdown path, or both")
     if worst < 0:
         raise ConfigError(f"the number of worst sessions must be 0 or more, got {worst}")
+    check_distinct(
+        [("the results file", results_path), ("--labels", labels), ("--baseline", baseline)],
+        [("--html", html), ("--md", md)],
+    )
+    for flag, target in (("--html", html), ("--md", md)):
+        if target is not None:
+            check_output_target(flag, target)
     results = read_results(results_path)
     agreement = None
     if labels is not None:
@@ -61,22 +68,6 @@ def write_report(
         baseline_source="" if baseline is None else Path(baseline).name,
     )
     if html is not None:
-        _write_atomically(Path(html), render_html(data))
+        atomic_write(html, render_html(data), "--html")
     if md is not None:
-        _write_atomically(Path(md), render_markdown(data))
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """Write via a temporary file in the same folder so a reader never sees half a report.
-
-    A plain ``open`` (not mkstemp) so the file gets the usual umask-based permissions: reports
-    are meant to be shared, e.g. served as CI artifacts.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+        atomic_write(md, render_markdown(data), "--md")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -27,10 +27,14 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
+# A ratio is a share: NaN, infinity or 7.5 in a results file is damage, named at its line.
+Share = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+
+
 class Ratios(_Model):
-    relevance: float | None = None
-    utilization: float | None = None
-    grounding: float | None = None
+    relevance: Share | None = None
+    utilization: Share | None = None
+    grounding: Share | None = None
 
 
 # An errored session still has the ratios object, every ratio undefined, so readers that index

@@ -10,8 +10,8 @@ file is rewritten once at the end, atomically, in input order with one line per 
 
 from __future__ import annotations
 
+import contextlib
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -19,6 +19,7 @@ from typing import IO
 from pydantic import ValidationError
 
 from ..errors import InputFileError
+from ..safety import atomic_replace, check_output_target
 from .model import Result
 
 # Errors that say nothing about the session itself: worth another try on any resume.
@@ -63,6 +64,7 @@ class ResultsFile:
         self._handle: IO[bytes] | None = None
         self._end = 0  # where the next appended line starts (tracked: tell() is a syscall)
         self._pending = False
+        self.broken = False  # a write failed: nothing more is written, nothing rewritten
 
     def load(self) -> ExistingResults:
         """Read what is there (streamed), cutting off a torn last line.
@@ -71,6 +73,8 @@ class ResultsFile:
         leaves it; anywhere else it is an error and the file is left alone.
         """
         existing = ExistingResults()
+        # Before any read: /dev/full would be read as one endless line, a FIFO would block.
+        check_output_target("results file", self.path)
         if not self.path.exists():
             return existing
         offset, torn_at, unterminated = 0, -1, False
@@ -113,7 +117,11 @@ class ResultsFile:
             self._handle = self.path.open("ab")
             self._end = self._handle.tell()
         data = result.to_json_line().encode("utf-8")
-        self._handle.write(data)
+        try:
+            self._handle.write(data)
+        except OSError:
+            self.broken = True
+            raise
         self._lines.append(_Line(result.session_id, self._end, len(data)))
         self._end += len(data)
         self._pending = True
@@ -124,15 +132,31 @@ class ResultsFile:
         (fsync, which only matters if the machine itself goes down, is left to ``close``.)
         """
         if self._handle is not None and self._pending:
-            self._handle.flush()
+            try:
+                self._handle.flush()
+            except OSError:
+                self.broken = True
+                raise
             self._pending = False
 
     def close(self) -> None:
-        if self._handle is not None:
+        if self._handle is None:
+            return
+        if self.broken:
+            # Whatever is still buffered cannot be written; what reached the file stays.
+            with contextlib.suppress(OSError):
+                self._handle.close()
+            self._handle = None
+            return
+        try:
             self.flush()
             os.fsync(self._handle.fileno())
-            self._handle.close()
-            self._handle = None
+        except OSError:
+            self.broken = True
+            self.close()
+            raise
+        self._handle.close()
+        self._handle = None
 
     def finalize(self, input_order: list[str]) -> bool:
         """Leave one line per session, sessions of this input first and in its order.
@@ -141,6 +165,8 @@ class ResultsFile:
         Returns True when the file had to be rewritten.
         """
         self.close()
+        if self.broken:
+            return False  # never rewrite a file we could not write to
         # The usual case (a fresh or cleanly resumed run): already one line per session, in
         # order. Checking that needs no maps, which matter at 100k sessions.
         if len(self._lines) == len(input_order) and all(
@@ -152,18 +178,11 @@ class ResultsFile:
         wanted = sorted(latest.values(), key=lambda ln: rank.get(ln.session_id, len(rank)))
         if [ln.offset for ln in wanted] == [ln.offset for ln in self._lines]:
             return False
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.")
-        try:
-            with self.path.open("rb") as src, os.fdopen(fd, "wb") as dst:
-                for line in wanted:
-                    src.seek(line.offset)
-                    dst.write(src.read(line.length))
-                dst.flush()
-                os.fsync(dst.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        # Through a temporary file: a symlinked results file stays a link, and keeps its mode.
+        with self.path.open("rb") as src, atomic_replace(self.path, "results file") as dst:
+            for line in wanted:
+                src.seek(line.offset)
+                dst.write(src.read(line.length))
         position = 0
         self._lines = []
         for line in wanted:
