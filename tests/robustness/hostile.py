@@ -56,4 +56,6 @@ def hostile_replies(valid: str) -> dict[str, str]:
         "nested 10^5 deep": deeply_nested(),
         "a 5,000-digit integer": '{"scores": ' + huge_int() + "}",
         "a lone surrogate": valid.replace('"reasoning": "', '"reasoning": "\\ud800', 1),
+        # As a provider SDK hands it over after decoding its own JSON (Anthropic's tool input).
+        "a raw lone surrogate": valid.replace('"reasoning": "', '"reasoning": "\ud800', 1),
     }

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from research_judge.clients.base import JudgeClient, JudgeRequest, JudgeResponse, Usage
 from research_judge.errors import ConfigError, InputFileError, OutputError, ReplayMissError
+from research_judge.safety import jsonin
 
 JSONL_SUFFIX = ".jsonl"
 
@@ -106,11 +107,16 @@ class RecordingClient:
             ) from exc
 
     def _write(self, exchange: Exchange) -> None:
+        data = exchange.model_dump()
+        # Readable UTF-8 as a rule; escaped ASCII when a reply holds a lone surrogate, which
+        # UTF-8 cannot carry but a JSON escape can (and replay gives it back unchanged).
+        ascii_only = jsonin.find_surrogate(data) is not None
         if self._jsonl:
+            line = json.dumps(data, sort_keys=True, ensure_ascii=ascii_only)
             with self.path.open("a", encoding="utf-8") as out:
-                out.write(exchange.model_dump_json() + "\n")
+                out.write(line + "\n")
             return
-        text = json.dumps(exchange.model_dump(), indent=2, sort_keys=True, ensure_ascii=False)
+        text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=ascii_only)
         fd, tmp = tempfile.mkstemp(dir=self.path, prefix=f".{exchange.key}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as out:
@@ -176,7 +182,10 @@ class ReplayClient:
 
 def _parse(text: str, path: Path, line: int | None) -> Exchange:
     try:
-        return Exchange.model_validate_json(text)
+        # json.loads, not pydantic's parser: only it reads back a lone surrogate's escape.
+        return Exchange.model_validate(jsonin.loads(text, allow_surrogates=True))
+    except jsonin.UnusableJson as exc:
+        raise InputFileError(path, f"not a recorded exchange ({exc})", line) from None
     except ValidationError as exc:
         errors = exc.errors()
         problem = "; ".join(

@@ -28,6 +28,7 @@ from ..errors import (
     ResearchJudgeError,
 )
 from ..results.model import UNDEFINED_RATIOS, Result
+from ..safety import jsonin
 from ..sessions.model import Session
 from .evidence import CheckedVerdict, EvidenceChecker
 from .policy import VerdictPolicy
@@ -277,7 +278,8 @@ def _failed(out: _Outcome[T], message: str, kind: str) -> _Outcome[T]:
 
 def _with_feedback(request: JudgeRequest, bad_reply: str | None, feedback: str) -> JudgeRequest:
     """The same conversation plus the rejected reply and what was wrong with it."""
-    extra = (Message("assistant", bad_reply),) if bad_reply is not None else ()
+    # A lone surrogate in the bad reply could not be sent back or hashed: shown as "?".
+    extra = (Message("assistant", jsonin.printable(bad_reply)),) if bad_reply is not None else ()
     return replace(request, messages=(*request.messages, *extra, Message("user", feedback)))
 
 

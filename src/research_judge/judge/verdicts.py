@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
 from ..errors import InvalidJudgeOutput
+from ..safety import jsonin
 
 Check = Literal["relevant", "used", "grounded"]
 Answer = Literal["yes", "no"]
@@ -131,10 +132,11 @@ SCORING_SCHEMA: dict[str, Any] = {
 
 
 def _load(text: str) -> Any:
+    # Deep nesting, huge numbers and lone surrogates are invalid output too: re-asked like any.
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidJudgeOutput([f"the reply is not valid JSON ({exc.msg})"]) from exc
+        return jsonin.loads(text)
+    except jsonin.UnusableJson as exc:
+        raise InvalidJudgeOutput([f"the reply is {exc}"]) from exc
 
 
 def _schema_problems(exc: ValidationError) -> list[str]:
