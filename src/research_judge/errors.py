@@ -7,6 +7,10 @@ specific class so callers can tell a bad file from a flaky provider.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .clients.base import Usage
 
 
 class ResearchJudgeError(Exception):
@@ -69,7 +73,14 @@ class InvalidJudgeOutput(JudgeError):
 
 
 class JudgeRefusal(JudgeError):
-    """The model declined to answer or stopped before finishing its reply."""
+    """The model declined to answer or stopped before finishing its reply.
+
+    ``usage`` is what the provider billed for the reply anyway (a cut reply costs its tokens).
+    """
+
+    def __init__(self, message: str, usage: Usage | None = None) -> None:
+        self.usage = usage
+        super().__init__(message)
 
 
 # --- the API's failures ------------------------------------------------------------------------
@@ -82,6 +93,7 @@ class ApiError(ResearchJudgeError):
 
     def __init__(self, message: str, status: int | None = None) -> None:
         self.status = status
+        self.usage: Usage | None = None  # set when an error reply still reported usage
         super().__init__(message)
 
 

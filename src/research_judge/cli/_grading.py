@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from dataclasses import fields
 from typing import TextIO
 
@@ -34,7 +35,7 @@ from ..judge.grader import Judge, JudgeSettings
 from ..judge.policy import VerdictPolicy, load_policy
 from ..judge.prompts import PromptSet
 from ..results.model import iter_results
-from ..results.summary import format_summary, summarize
+from ..results.summary import Summary, format_summary, summarize
 from ..safety import check_base_url, check_distinct, check_finite, check_output_target
 from .grade import EXIT_FAILED_ITEMS, EXIT_OK, EXIT_PROVIDER_DOWN, EXIT_STOPPED, default_cache_dir
 
@@ -145,12 +146,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     finally:
         await client.aclose()
 
-    order = set(stats.order)
-    summary = summarize(
-        r
-        for r in iter_results(args.out)
-        if not isinstance(r, InputFileError) and r.session_id in order
-    )
+    summary = _summary_of(args.out, set(stats.order))
     cost = f"${stats.cost_usd:.4f}" if stats.cost_known else "unknown (no price for the model)"
     run_line = (
         f"this run: graded {stats.graded} (reused {stats.reused} from {args.out}), "
@@ -189,7 +185,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
         if stats.repaired_torn_line:
             print(f"resumed: repaired the unfinished last line of {args.out}", file=out)
     if stats.stopped == "budget":
-        left = stats.selected - summary.sessions
+        left = stats.not_sent
         print(
             f"research-judge grade: stopped: --max-cost ${args.max_cost} reached; {left} "
             "session(s) not sent. Raise the limit and run again to resume.",
@@ -197,6 +193,14 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
         )
         return EXIT_STOPPED
     return EXIT_FAILED_ITEMS if stats.input_errors or summary.errors else EXIT_OK
+
+
+def _summary_of(path: str, order: set[str]) -> Summary:
+    # A --max-cost below one session's estimate stops before the file is even created.
+    written = iter_results(path) if os.path.exists(path) else iter(())
+    return summarize(
+        r for r in written if not isinstance(r, InputFileError) and r.session_id in order
+    )
 
 
 def _count_lines(path: str) -> int | None:

@@ -112,20 +112,23 @@ class AnthropicClient:
     def _response(self, message: AnthropicMessage, request: JudgeRequest) -> JudgeResponse:
         label = f"session {request.session_id!r} ({request.call})"
         stop = message.stop_reason
+        usage = _usage(message)  # billed whatever the reply says: counted on every path
         if stop == "max_tokens":
-            raise JudgeRefusal(f"{label}: reply truncated at max_output_tokens")
+            raise JudgeRefusal(f"{label}: reply truncated at max_output_tokens", usage)
         if stop == "refusal":
-            raise JudgeRefusal(f"{label}: the model refused to answer")
+            raise JudgeRefusal(f"{label}: the model refused to answer", usage)
         if self.mode == "tool":
             for block in message.content:
                 if block.type == "tool_use" and block.name == request.schema_name:
                     content = json.dumps(block.input, ensure_ascii=False)
-                    return JudgeResponse(content, _usage(message), stop)
-            raise JudgeRefusal(f"{label}: the model did not call the {request.schema_name} tool")
+                    return JudgeResponse(content, usage, stop)
+            raise JudgeRefusal(
+                f"{label}: the model did not call the {request.schema_name} tool", usage
+            )
         text = "".join(block.text for block in message.content if block.type == "text")
         if not text:
-            raise JudgeRefusal(f"{label}: the reply was empty")
-        return JudgeResponse(text, _usage(message), stop)
+            raise JudgeRefusal(f"{label}: the reply was empty", usage)
+        return JudgeResponse(text, usage, stop)
 
     def _status_error(self, exc: anthropic.APIStatusError, request: JudgeRequest) -> ApiError:
         return _http.error_for_status(

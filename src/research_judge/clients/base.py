@@ -106,3 +106,23 @@ class JudgeClient(Protocol):
     async def complete(self, request: JudgeRequest) -> JudgeResponse: ...
 
     async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class ReplyCheckListener(Protocol):
+    """A client layer that wants to know whether the judge accepted a reply it passed on.
+
+    The response cache stores only replies that passed validation, and drops a cached reply
+    that did not; wrappers forward the call to the layer they wrap.
+    """
+
+    def reply_checked(
+        self, request: JudgeRequest, response: JudgeResponse, valid: bool
+    ) -> None: ...
+
+
+def forward_reply_checked(
+    inner: object, request: JudgeRequest, response: JudgeResponse, valid: bool
+) -> None:
+    if isinstance(inner, ReplyCheckListener):
+        inner.reply_checked(request, response, valid)

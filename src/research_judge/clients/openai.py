@@ -150,17 +150,18 @@ class OpenAIClient:
 
     def _response(self, completion: _Completion, request: JudgeRequest) -> JudgeResponse:
         label = f"session {request.session_id!r} ({request.call})"
+        usage = _usage(completion)  # billed whatever the reply says: counted on every path
         if not completion.choices:
-            raise JudgeRefusal(f"{label}: the server returned no choices")
+            raise JudgeRefusal(f"{label}: the server returned no choices", usage)
         choice = completion.choices[0]
         finish = choice.finish_reason
         if finish == "length":
-            raise JudgeRefusal(f"{label}: reply truncated at max_output_tokens")
+            raise JudgeRefusal(f"{label}: reply truncated at max_output_tokens", usage)
         if finish == "content_filter":
-            raise JudgeRefusal(f"{label}: reply withheld by the provider's content filter")
+            raise JudgeRefusal(f"{label}: reply withheld by the provider's content filter", usage)
         message = choice.message
         if message.refusal:
-            raise JudgeRefusal(f"{label}: the model refused: {message.refusal[:300]}")
+            raise JudgeRefusal(f"{label}: the model refused: {message.refusal[:300]}", usage)
         content = message.content
         if self.mode == "tool":
             # A server that ignores tool_choice may answer in plain content: the caller judges it.
@@ -170,8 +171,8 @@ class OpenAIClient:
                     content = function.arguments
                     break
         if not content:
-            raise JudgeRefusal(f"{label}: the reply was empty")
-        return JudgeResponse(content=content, usage=_usage(completion), stop_reason=finish)
+            raise JudgeRefusal(f"{label}: the reply was empty", usage)
+        return JudgeResponse(content=content, usage=usage, stop_reason=finish)
 
     def _connection_error(self, exc: Exception, request: JudgeRequest) -> ApiError:
         what: _http.ConnectionFailure

@@ -21,7 +21,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from research_judge.clients.base import JudgeClient, JudgeRequest, JudgeResponse, Usage
+from research_judge.clients.base import (
+    JudgeClient,
+    JudgeRequest,
+    JudgeResponse,
+    Usage,
+    forward_reply_checked,
+)
 from research_judge.errors import ConfigError, InputFileError, OutputError, ReplayMissError
 from research_judge.safety import jsonin
 
@@ -126,6 +132,9 @@ class RecordingClient:
             Path(tmp).unlink(missing_ok=True)
             raise
 
+    def reply_checked(self, request: JudgeRequest, response: JudgeResponse, valid: bool) -> None:
+        forward_reply_checked(self.inner, request, response, valid)
+
     async def aclose(self) -> None:
         await self.inner.aclose()
 
@@ -168,7 +177,7 @@ class ReplayClient:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return None
-        except OSError as exc:
+        except (OSError, UnicodeDecodeError) as exc:
             raise InputFileError(path, f"cannot read recording: {exc}") from exc
         exchange = _parse(text, path, None)
         if exchange.key != key:

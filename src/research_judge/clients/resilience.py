@@ -22,7 +22,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, sto
 from tenacity.wait import wait_base, wait_random_exponential
 
 from ..errors import ApiError, ProviderDownError, RateLimitError, TransientApiError
-from .base import JudgeClient, JudgeRequest, JudgeResponse
+from .base import JudgeClient, JudgeRequest, JudgeResponse, forward_reply_checked
 
 # Rejected key, forbidden model or endpoint, unknown model or URL, proxy wanting credentials:
 # every later call would get the same answer.
@@ -207,6 +207,9 @@ class ResilientClient:
         self.limiter.on_success()
         self.health.success()
         return response
+
+    def reply_checked(self, request: JudgeRequest, response: JudgeResponse, valid: bool) -> None:
+        forward_reply_checked(self.inner, request, response, valid)
 
     def _count_retry(self, _state: RetryCallState) -> None:
         self.retries += 1

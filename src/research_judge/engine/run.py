@@ -8,7 +8,7 @@ the file size. Results are written in input order through a small reorder buffer
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,7 +17,7 @@ from ..cost.estimate import Budget
 from ..errors import ConfigError, InputFileError, OutputError, ProviderDownError
 from ..judge.grader import Judge
 from ..results.model import Result
-from ..results.output import ResultsFile
+from ..results.output import ExistingResults, ResultsFile
 from ..safety import OutputLock, check_distinct
 from ..sessions.model import Session
 from .progress import Progress
@@ -51,6 +51,7 @@ class RunStats:
     cost_usd: float = 0.0
     cost_known: bool = True  # False once a billable call had no price
     stopped: str | None = None
+    not_sent: int = 0  # selected sessions left ungraded when --max-cost stopped the run
     rewritten: bool = False
     repaired_torn_line: bool = False
     order: list[str] = field(default_factory=list)
@@ -89,6 +90,21 @@ async def grade_file(
         return await _grade_file(
             sessions_path, out_path, judge, options, progress, budget, on_input_error
         )
+
+
+def _count_not_done(
+    items: Iterator[Session | InputFileError],
+    existing: ExistingResults,
+    judge: Judge,
+    options: RunOptions,
+) -> int:
+    """How many of the remaining selected sessions would still need grading (for the message)."""
+    return sum(
+        1
+        for item in items
+        if isinstance(item, Session)
+        and not existing.reusable(item.id, judge.fingerprint, options.retry_errors)
+    )
 
 
 def _output_error(path: str | Path, exc: OSError) -> OutputError:
@@ -185,8 +201,9 @@ async def _grade_file(
         drain()
 
     submitted = 0
+    items = selected_sessions(sessions_path, options.selection)
     try:
-        for item in selected_sessions(sessions_path, options.selection):
+        for item in items:
             if isinstance(item, InputFileError):
                 stats.input_errors.append(item)
                 if on_input_error:
@@ -212,6 +229,7 @@ async def _grade_file(
                 amount = budget.reserve(item, first)
                 if amount is None:
                     stats.stopped = "budget"
+                    stats.not_sent = 1 + _count_not_done(items, existing, judge, options)
                     break
                 reserved = amount
             await window.acquire()

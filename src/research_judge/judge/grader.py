@@ -15,7 +15,15 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
 from .._canonical import content_hash
-from ..clients.base import CallKind, JudgeClient, JudgeRequest, Message, Usage
+from ..clients.base import (
+    CallKind,
+    JudgeClient,
+    JudgeRequest,
+    JudgeResponse,
+    Message,
+    ReplyCheckListener,
+    Usage,
+)
 from ..cost.prices import PriceTable
 from ..errors import (
     ApiError,
@@ -64,6 +72,27 @@ class _Outcome(Generic[T]):
     calls: int = 0
     cache_hits: int = 0
 
+    def bill(self, usage: Usage | None) -> None:
+        """Count tokens the provider says it spent (only believable figures can be counted)."""
+        if usage is not None and usage_problem(usage) is None:
+            self.usage += usage
+            self.billable += usage
+
+
+# More tokens than any one reply can hold: a figure past this is a broken or hostile server.
+MAX_TOKENS_PER_CALL = 100_000_000
+
+
+def usage_problem(usage: Usage) -> str | None:
+    """Why a reported usage cannot be believed, or None: every count a non-negative int."""
+    for name in ("input_tokens", "cached_input_tokens", "output_tokens"):
+        value = getattr(usage, name)
+        if type(value) is not int or not 0 <= value <= MAX_TOKENS_PER_CALL:
+            return f"the server reported impossible token usage ({name}={value!r})"
+    if usage.cached_input_tokens > usage.input_tokens:
+        return "the server reported more cached input tokens than input tokens"
+    return None
+
 
 class Judge:
     """Turns a ``Session`` into a ``Result`` using any ``JudgeClient``."""
@@ -82,6 +111,8 @@ class Judge:
         self.policy = policy or VerdictPolicy()
         self.settings = settings or JudgeSettings()
         self.prices = prices
+        # The response cache (somewhere in the chain) stores only replies that pass validation.
+        self._listener = client if isinstance(client, ReplyCheckListener) else None
         self.prompt_refs = {
             name: {"name": name, "sha256": pair.sha256} for name, pair in self.prompts.calls.items()
         }
@@ -154,6 +185,7 @@ class Judge:
                 response = await self.client.complete(request)
             except JudgeRefusal as exc:
                 out.calls += 1
+                out.bill(exc.usage)  # a cut reply is paid for all the same
                 problems = [f"the reply was refused or cut off ({exc}); answer more briefly"]
                 request = _with_feedback(request, None, self.prompts.render_reask(problems))
                 continue
@@ -162,19 +194,28 @@ class Judge:
             except (ProviderDownError, OutputError):
                 raise  # the whole run stops; this session stays ungraded, not errored
             except ApiError as exc:
+                out.bill(exc.usage)
                 return _failed(out, f"{request.call} call: API error: {exc}", "api")
             except ResearchJudgeError as exc:
                 return _failed(out, f"{request.call} call: {exc}", "client")
             out.calls += 1
-            out.usage += response.usage
+            if (problem := usage_problem(response.usage)) is not None:
+                # Negative usage would offset real spend against --max-cost: the reply is not
+                # believed, and the same question is asked again.
+                self._checked(request, response, valid=False)
+                problems = [problem]
+                continue
             if response.cached:
+                out.usage += response.usage
                 out.cache_hits += 1
             else:
-                out.billable += response.usage
+                out.bill(response.usage)
             try:
                 out.value = parse(response.content)
+                self._checked(request, response, valid=True)
                 return out
             except InvalidJudgeOutput as exc:
+                self._checked(request, response, valid=False)
                 problems = exc.problems
                 feedback = self.prompts.render_reask(problems)
                 request = _with_feedback(request, response.content, feedback)
@@ -184,6 +225,10 @@ class Judge:
             f"{request.call} call: invalid judge output after {out.calls} attempts: {summary}",
             "judge_output",
         )
+
+    def _checked(self, request: JudgeRequest, response: JudgeResponse, *, valid: bool) -> None:
+        if self._listener is not None:
+            self._listener.reply_checked(request, response, valid)
 
     def _assemble(
         self, session: Session, counted: _Outcome[list[Verdict]], scored: _Outcome[dict[str, Score]]
