@@ -14,8 +14,10 @@ from dataclasses import fields
 from typing import TextIO
 
 from ..clients import ReplayClient, make_client
+from ..clients._http import resolve_base_url
 from ..clients.base import JudgeClient, JudgeRequest, JudgeResponse
 from ..clients.recording import RecordingClient
+from ..clients.variant import judge_variant
 from ..cost.prices import PriceTable
 from ..engine import (
     Budget,
@@ -42,7 +44,10 @@ from .grade import EXIT_FAILED_ITEMS, EXIT_OK, EXIT_PROVIDER_DOWN, EXIT_STOPPED,
 
 def build_client(args: argparse.Namespace) -> JudgeClient:
     if args.replay:
-        return ReplayClient(args.replay, provider=args.provider, model=args.model)
+        # Keyed like the recording run: the same endpoint and mode find the same exchanges.
+        base_url = resolve_base_url(args.base_url, f"{args.provider.upper()}_BASE_URL")
+        variant = judge_variant(args.provider, base_url, args.mode)
+        return ReplayClient(args.replay, provider=args.provider, model=args.model, variant=variant)
     client: JudgeClient = make_client(
         args.provider, args.model, base_url=args.base_url, mode=args.mode, timeout=args.timeout
     )

@@ -11,10 +11,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from research_judge.clients._http import MODES, AnthropicMode, OpenAIMode, check_mode
+from research_judge.clients._http import (
+    MODES,
+    AnthropicMode,
+    OpenAIMode,
+    check_mode,
+    resolve_base_url,
+)
 from research_judge.clients.base import JudgeClient, JudgeRequest, JudgeResponse, Message, Usage
 from research_judge.clients.recording import RecordingClient, ReplayClient
 from research_judge.clients.scripted import ScriptedClient, ScriptExhausted
+from research_judge.clients.variant import judge_variant
 from research_judge.cost.tokens import estimate_tokens
 from research_judge.errors import ConfigError
 from research_judge.safety.settings import check_finite
@@ -69,7 +76,9 @@ def make_client(
     if replay is not None:
         if record is not None:
             raise ConfigError("--record and --replay cannot be used together")
-        return ReplayClient(replay, provider=provider, model=model)
+        env = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}[provider]
+        variant = judge_variant(provider, resolve_base_url(base_url, env), chosen)
+        return ReplayClient(replay, provider=provider, model=model, variant=variant)
     check_finite("timeout", timeout)  # 0, -1 or nan once switched the timeout off
     options: dict[str, Any] = {"api_key": api_key, "base_url": base_url}
     if timeout is not None:

@@ -24,6 +24,7 @@ from anthropic.types import Message as AnthropicMessage
 from research_judge.clients import _http
 from research_judge.clients._http import DEFAULT_TIMEOUT, AnthropicMode
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
+from research_judge.clients.variant import judge_variant
 from research_judge.errors import ApiError, JudgeRefusal
 
 _ENV_KEY = "ANTHROPIC_API_KEY"
@@ -59,6 +60,7 @@ class AnthropicClient:
             http_client=http_client or anthropic.DefaultAioHttpClient(),
         )
         self.base_url = str(self._client.base_url)
+        self.variant = judge_variant(self.provider, self.base_url, mode)
 
     def __repr__(self) -> str:  # never shows the key
         return (

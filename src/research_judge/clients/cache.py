@@ -15,6 +15,7 @@ from pathlib import Path
 from ..errors import ConfigError, InputFileError, ReplayMissError
 from .base import JudgeClient, JudgeRequest, JudgeResponse
 from .recording import RecordingClient, ReplayClient, exchange_for
+from .variant import variant_of
 
 
 class CachingClient:
@@ -22,13 +23,16 @@ class CachingClient:
         self.inner = inner
         self.provider = inner.provider
         self.model = inner.model
+        self.variant = variant_of(inner)  # another server or mode never shares entries
         path = Path(directory)
         try:
             path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ConfigError(f"cannot create cache directory {path}: {exc}") from exc
         self.path = path
-        self._lookup = ReplayClient(path, provider=self.provider, model=self.model)
+        self._lookup = ReplayClient(
+            path, provider=self.provider, model=self.model, variant=self.variant
+        )
         self._store = RecordingClient(inner, path)
         self.hits = 0
 
@@ -42,9 +46,11 @@ class CachingClient:
 
     def reply_checked(self, request: JudgeRequest, response: JudgeResponse, valid: bool) -> None:
         if valid and not response.cached:
-            self._store.write(exchange_for(request, response, self.provider, self.model))
+            exchange = exchange_for(request, response, self.provider, self.model, self.variant)
+            self._store.write(exchange)
         elif not valid and response.cached:
-            (self.path / f"{request.key(self.provider, self.model)}.json").unlink(missing_ok=True)
+            key = request.key(self.provider, self.model, self.variant)
+            (self.path / f"{key}.json").unlink(missing_ok=True)
 
     async def aclose(self) -> None:
         await self.inner.aclose()

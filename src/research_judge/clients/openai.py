@@ -30,6 +30,7 @@ from research_judge.clients import _http
 from research_judge.clients._http import DEFAULT_TIMEOUT, OpenAIMode
 from research_judge.clients._transport import JsonPoster
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
+from research_judge.clients.variant import judge_variant
 from research_judge.errors import ApiError, ConfigError, JudgeRefusal
 
 TokenLimitField = Literal["max_completion_tokens", "max_tokens"]
@@ -66,6 +67,7 @@ class OpenAIClient:
         self.token_limit_field: TokenLimitField = token_limit_field
         self._api_key = _http.resolve_api_key(api_key, _ENV_KEY, self.provider)
         self.base_url = _checked_base_url(_http.resolve_base_url(base_url, _ENV_URL))
+        self.variant = judge_variant(self.provider, self.base_url, mode)
         headers = {
             "Authorization": f"Bearer {self._api_key}",
             "Content-Type": "application/json",

@@ -28,6 +28,7 @@ from research_judge.clients.base import (
     Usage,
     forward_reply_checked,
 )
+from research_judge.clients.variant import variant_of
 from research_judge.errors import ConfigError, InputFileError, OutputError, ReplayMissError
 from research_judge.safety import jsonin
 
@@ -61,14 +62,14 @@ class Exchange(BaseModel):
 
 
 def exchange_for(
-    request: JudgeRequest, response: JudgeResponse, provider: str, model: str
+    request: JudgeRequest, response: JudgeResponse, provider: str, model: str, variant: str = ""
 ) -> Exchange:
     usage = response.usage
     return Exchange(
-        key=request.key(provider, model),
+        key=request.key(provider, model, variant),
         provider=provider,
         model=model,
-        request=request.canonical(provider, model),
+        request=request.canonical(provider, model, variant),
         response=RecordedResponse(
             content=response.content,
             usage=RecordedUsage(
@@ -89,6 +90,7 @@ class RecordingClient:
         self.inner = inner
         self.provider = inner.provider
         self.model = inner.model
+        self.variant = variant_of(inner)
         self.path = Path(path)
         self._jsonl = self.path.suffix == JSONL_SUFFIX
         target_dir = self.path.parent if self._jsonl else self.path
@@ -101,7 +103,7 @@ class RecordingClient:
         response = await self.inner.complete(request)
         # Small synchronous writes: they finish before another task runs, so JSONL lines from
         # concurrent calls never interleave.
-        self.write(exchange_for(request, response, self.provider, self.model))
+        self.write(exchange_for(request, response, self.provider, self.model, self.variant))
         return response
 
     def write(self, exchange: Exchange) -> None:
@@ -145,9 +147,10 @@ class ReplayClient:
     A directory is read lazily, one file per requested key; a JSONL file is read at start.
     """
 
-    def __init__(self, source: str | Path, *, provider: str, model: str) -> None:
+    def __init__(self, source: str | Path, *, provider: str, model: str, variant: str = "") -> None:
         self.provider = provider
         self.model = model
+        self.variant = variant  # the endpoint and mode recorded against (``clients.variant``)
         self.source = Path(source)
         self._loaded: dict[str, Exchange] = {}
         if self.source.is_file():
@@ -157,12 +160,15 @@ class ReplayClient:
         self.hits = 0
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
-        key = request.key(self.provider, self.model)
+        key = request.key(self.provider, self.model, self.variant)
         exchange = self._loaded.get(key) or self._read_file(key)
         if exchange is None:
+            against = f", {self.variant}" if self.variant else ""
             raise ReplayMissError(
                 f"no recorded judge exchange for session {request.session_id!r} "
-                f"({request.call} call, {self.provider}/{self.model}, key {key}) in {self.source}"
+                f"({request.call} call, {self.provider}/{self.model}{against}, key {key}) "
+                f"in {self.source} (recordings are keyed on the endpoint and output mode too: "
+                "replay with the same --base-url and --mode as the recording run)"
             )
         self.hits += 1
         recorded = exchange.response

@@ -23,6 +23,7 @@ from tenacity.wait import wait_base, wait_random_exponential
 
 from ..errors import ApiError, ProviderDownError, RateLimitError, TransientApiError
 from .base import JudgeClient, JudgeRequest, JudgeResponse, forward_reply_checked
+from .variant import variant_of
 
 # Rejected key, forbidden model or endpoint, unknown model or URL, proxy wanting credentials:
 # every later call would get the same answer.
@@ -116,6 +117,10 @@ class Health:
     def failure(self, exc: ApiError) -> None:
         if exc.status in FATAL_STATUSES:
             raise ProviderDownError(f"the provider rejected the request: {exc}", exc.status)
+        if not isinstance(exc, TransientApiError):
+            # A 400 (say, a session too long for the context) is an answer: the provider is up.
+            # Only transport failures, 5xx and 429 say it is not.
+            return
         now = self._clock()
         if self._failing_since is None:
             self._failing_since = now
@@ -158,6 +163,7 @@ class ResilientClient:
         self.inner = inner
         self.provider = inner.provider
         self.model = inner.model
+        self.variant = variant_of(inner)
         self.policy = policy or RetryPolicy()
         self.limiter = AdaptiveLimiter(concurrency)
         self.health = Health(self.policy, clock)

@@ -24,6 +24,7 @@ from ..clients.base import (
     ReplyCheckListener,
     Usage,
 )
+from ..clients.variant import fingerprint_part
 from ..cost.prices import PriceTable
 from ..errors import (
     ApiError,
@@ -123,6 +124,7 @@ class Judge:
             {
                 "provider": client.provider,
                 "model": client.model,
+                **fingerprint_part(client),  # another endpoint or --mode regrades on resume
                 "prompts": self.prompt_refs,
                 "settings": asdict(self.settings),
                 "policy": self.policy.to_dict(),
