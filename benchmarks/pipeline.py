@@ -1,8 +1,9 @@
 """What every benchmark shares: the real grading chain, a timed run of it, and the figures.
 
-The chain is the one ``research-judge grade --no-cache`` builds: ``Judge`` over
-``ResilientClient`` over ``OpenAIClient`` (a JSON POST per call over aiohttp), pointed at the
-fake server with a dummy key; the run goes through ``engine.grade_file`` exactly as the CLI's does.
+The chain is the one ``research-judge grade --no-cache`` builds, from the same builder
+(``clients.chain.build_client``): ``Judge`` over ``ResilientClient`` over ``OpenAIClient`` (a JSON
+POST per call over aiohttp), pointed at the fake server with a dummy key; the run goes through
+``engine.grade_file`` exactly as the CLI's does.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from judge_replies import MODEL
 from research_judge.clients.base import JudgeRequest
-from research_judge.clients.openai import OpenAIClient
+from research_judge.clients.chain import ClientSettings, build_client, resilience_of
 from research_judge.clients.scripted import ScriptedClient
 from research_judge.cost.prices import PriceTable
 from research_judge.engine import ResilientClient, RunOptions, RunStats, grade_file
@@ -49,9 +50,14 @@ class Figure:
 
 
 def build_chain(base_url: str, concurrency: int) -> tuple[Judge, ResilientClient]:
-    inner = OpenAIClient(MODEL, api_key=DUMMY_KEY, base_url=base_url)
-    resilient = ResilientClient(inner, concurrency=concurrency)
-    return Judge(resilient, prices=PriceTable.load()), resilient
+    """The CLI's chain without the cache, and its resilience layer (for its counters)."""
+    settings = ClientSettings(
+        model=MODEL, api_key=DUMMY_KEY, base_url=base_url, concurrency=concurrency, cache=False
+    )
+    client = build_client(settings)
+    resilient = resilience_of(client)
+    assert resilient is not None, "the network chain always has a resilience layer"
+    return Judge(client, prices=PriceTable.load()), resilient
 
 
 @dataclass(frozen=True)

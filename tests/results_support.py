@@ -57,7 +57,7 @@ def make_result(
             for name, s in zip(("effectiveness", "fluff", "structure"), scores, strict=True)
         }
     else:
-        data.update(error=error, error_kind="judge", verdict=None)
+        data.update(error=error, error_kind="judge_output", verdict=None)
     return Result.model_validate(data)
 
 

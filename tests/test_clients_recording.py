@@ -1,4 +1,4 @@
-"""Record/replay and make_client: identical replies offline, misses named, no secrets on disk."""
+"""Record/replay and the client chain: identical replies offline, misses named, no secrets kept."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from research_judge.clients import (
     make_client,
 )
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Message, Usage
+from research_judge.clients.chain import ClientSettings, build_client
 from research_judge.clients.variant import judge_variant
 from research_judge.errors import ConfigError, InputFileError, ReplayMissError, TransientApiError
 
@@ -151,7 +152,10 @@ async def test_no_key_or_auth_header_reaches_any_recording(
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     async with StubServer(json_answer(chat_completion('{"ok": true}'))) as server:
-        judge = make_client("openai", "gpt-x", record=tmp_path / "rec", base_url=server.base_url)
+        settings = ClientSettings(
+            model="gpt-x", base_url=server.base_url, cache=False, record=tmp_path / "rec"
+        )
+        judge = build_client(settings)
         await judge.complete(make_request())
         await judge.complete(make_request("s-2", "more"))
         await judge.aclose()
@@ -202,7 +206,7 @@ def test_missing_replay_source_is_a_config_error(tmp_path: Path) -> None:
         ReplayClient(tmp_path / "nope", provider="openai", model="m")
 
 
-# --- make_client --------------------------------------------------------------------------------
+# --- make_client and the chain --------------------------------------------------------------------
 
 
 def test_replay_needs_no_key_and_builds_no_network_client(
@@ -211,7 +215,7 @@ def test_replay_needs_no_key_and_builds_no_network_client(
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     for provider in ("openai", "anthropic"):
-        client = make_client(provider, "m", replay=tmp_path)
+        client = build_client(ClientSettings(provider=provider, model="m", replay=tmp_path))
         assert isinstance(client, ReplayClient)
         assert (client.provider, client.model) == (provider, "m")
 
@@ -239,22 +243,26 @@ def test_importing_the_clients_package_loads_no_network_library() -> None:
 def test_bad_choices_are_config_errors(kwargs: dict[str, Any], words: str) -> None:
     with pytest.raises(ConfigError, match=words):
         make_client(api_key="k", **kwargs)
+    with pytest.raises(ConfigError, match=words):
+        ClientSettings(**kwargs)
 
 
 def test_record_and_replay_together_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="together"):
-        make_client("openai", "m", record=tmp_path / "a", replay=tmp_path)
+        ClientSettings(model="m", record=tmp_path / "a", replay=tmp_path)
 
 
-async def test_make_client_passes_mode_and_wraps_for_recording(tmp_path: Path) -> None:
+async def test_the_chain_passes_mode_and_records_outermost(tmp_path: Path) -> None:
     async with StubServer(json_answer(chat_completion(None, tool_args='{"ok": true}'))) as server:
-        judge = make_client(
-            "openai",
-            "gpt-x",
-            api_key="k-123456",
-            base_url=server.base_url,
-            mode="tool",
-            record=tmp_path,
+        judge = build_client(
+            ClientSettings(
+                model="gpt-x",
+                api_key="k-123456",
+                base_url=server.base_url,
+                mode="tool",
+                cache=False,
+                record=tmp_path,
+            )
         )
         assert isinstance(judge, RecordingClient)
         assert (judge.provider, judge.model) == ("openai", "gpt-x")

@@ -233,8 +233,8 @@ async def test_strict_evidence_counts_unverifiable_yes_as_no() -> None:
     assert lenient.ratios is not None and strict.ratios is not None
     assert lenient.ratios.grounding == 1.0
     assert strict.ratios.grounding == 0.0
-    grounded = [v for v in lenient.verdicts if v["check"] == "grounded"]
-    assert grounded[0]["evidence_verified"] is False
+    grounded = [v for v in lenient.verdicts if v.check == "grounded"]
+    assert grounded[0].evidence_verified is False
     assert lenient.evidence.total == lenient.evidence.verified + 1
 
 

@@ -83,7 +83,7 @@ def test_every_failed_rule_is_a_reason_in_order() -> None:
 
 @pytest.mark.parametrize(
     "undefined",
-    [Ratios(None, None, None), Ratios(relevance=None, utilization=0.95, grounding=None)],
+    [Ratios(), Ratios(relevance=None, utilization=0.95, grounding=None)],
 )
 def test_undefined_ratios_are_skipped_not_failed(undefined: Ratios) -> None:
     strict = VerdictPolicy(min_grounding=0.9, min_relevance=0.9, min_utilization=0.9)
@@ -91,7 +91,7 @@ def test_undefined_ratios_are_skipped_not_failed(undefined: Ratios) -> None:
 
 
 def test_an_undefined_ratio_does_not_hide_a_failing_score() -> None:
-    assert VerdictPolicy().decide(Ratios(None, None, None), scores(effectiveness=1)) == (
+    assert VerdictPolicy().decide(Ratios(), scores(effectiveness=1)) == (
         "fail",
         ["effectiveness 1 < 2"],
     )

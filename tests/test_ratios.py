@@ -45,9 +45,9 @@ def test_ratios_are_rounded_to_four_places(yes: int, total: int, expected: float
 
 def test_all_no_is_zero_and_all_yes_is_one() -> None:
     none = compute_ratios(2, reference_verdicts([False] * 2, [False] * 2) + claims(False))
-    assert none == Ratios(0.0, 0.0, 0.0)
+    assert none == Ratios(relevance=0.0, utilization=0.0, grounding=0.0)
     every = compute_ratios(2, reference_verdicts([True] * 2, [True] * 2) + claims(True))
-    assert every == Ratios(1.0, 1.0, 1.0)
+    assert every == Ratios(relevance=1.0, utilization=1.0, grounding=1.0)
 
 
 def test_no_references_makes_relevance_and_utilization_undefined() -> None:
@@ -63,7 +63,7 @@ def test_no_claims_makes_grounding_undefined() -> None:
 
 
 def test_nothing_at_all_is_all_undefined() -> None:
-    assert compute_ratios(0, []) == Ratios(None, None, None)
+    assert compute_ratios(0, []) == Ratios(relevance=None, utilization=None, grounding=None)
 
 
 def test_denominator_is_the_trajectory_not_the_verdicts_given() -> None:

@@ -13,7 +13,7 @@ from research_judge.report.agreement import agreement_view
 from research_judge.report.distributions import ratio_bin
 from research_judge.report.svg import bar_chart
 from research_judge.report.worst import MAX_PROBLEMS_SHOWN, problems_of
-from research_judge.results.model import Result
+from research_judge.results.model import Result, VerdictRecord
 from results_support import make_result
 
 EVIL = 'Why <script>alert("x")</script> & <img src="http://evil.example/p.png"> | *bold*?'
@@ -115,7 +115,7 @@ def test_worst_sessions_fail_first_then_lowest_combined(run: list[Result]) -> No
 
 
 def test_problems_are_no_answers_and_unverified_quotes_most_serious_first() -> None:
-    problems = problems_of(verdicts_for("s"))
+    problems = problems_of([VerdictRecord.model_validate(v) for v in verdicts_for("s")])
     assert [(p.label, p.ref_id) for p in problems] == [
         ("ungrounded claim", "c2"),
         ("not used", "r1"),
@@ -170,7 +170,7 @@ def test_worst_section_shows_findings_quotes_and_verification(run: list[Result])
 
 def test_errors_cost_and_judge_sections(run: list[Result]) -> None:
     text = scan(render_html(build_report(run))).visible_text
-    assert "broken judge judge returned invalid JSON 3 times <oops>" in text
+    assert "broken judge_output judge returned invalid JSON 3 times <oops>" in text
     assert "Cost $1.12" in text
     assert "openai judge-1 counting: " + "a" * 64 in text
 

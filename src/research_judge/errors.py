@@ -6,6 +6,7 @@ specific class so callers can tell a bad file from a flaky provider.
 
 from __future__ import annotations
 
+from enum import IntEnum, StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,10 +14,33 @@ if TYPE_CHECKING:
     from .clients.base import Usage
 
 
+class ExitCode(IntEnum):
+    """Every exit status of the command line, defined here once."""
+
+    OK = 0
+    FLAGGED = 1  # compare flagged a drop, tasks found a regression; an unclassified error
+    FAILED = 2  # bad input, flags or configuration; a session that could not be graded
+    PROVIDER_DOWN = 3  # the provider was unreachable or refused us (a grade run resumes)
+    STOPPED = 4  # --max-cost stopped the run before every session was sent
+    OUTPUT = 5  # the output could not be written, or another run holds it (a grade run resumes)
+    INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
+    TERMINATED = 143  # SIGTERM, as shells report it (what was saved is said; a grade run resumes)
+
+
+class ErrorKind(StrEnum):
+    """Why a session has no verdict: the ``error_kind`` of its result line."""
+
+    API = "api"  # the provider failed the request after every retry
+    CLIENT = "client"  # the client could not make the call (e.g. a bad recording)
+    REPLAY_MISS = "replay_miss"  # --replay had no recording of the request
+    JUDGE_OUTPUT = "judge_output"  # every attempt's reply broke the wire format
+    INTERNAL = "internal"  # a bug of ours, caught so it costs one session, not the run
+
+
 class ResearchJudgeError(Exception):
     """Base of every error this package raises on purpose."""
 
-    exit_code = 1
+    exit_code: ExitCode = ExitCode.FLAGGED
 
 
 # --- the user's mistakes -------------------------------------------------------------------
@@ -25,7 +49,7 @@ class ResearchJudgeError(Exception):
 class UserError(ResearchJudgeError):
     """Bad input, bad configuration or a bad flag: fixable by the person running the tool."""
 
-    exit_code = 2
+    exit_code = ExitCode.FAILED
 
 
 class InputFileError(UserError):
@@ -54,7 +78,7 @@ class OutputError(ResearchJudgeError):
     resumes once the cause is gone.
     """
 
-    exit_code = 5
+    exit_code = ExitCode.OUTPUT
 
 
 # --- the judge's misbehaviour ----------------------------------------------------------------
@@ -89,7 +113,7 @@ class JudgeRefusal(JudgeError):
 class ApiError(ResearchJudgeError):
     """The provider could not be reached or rejected the request."""
 
-    exit_code = 3
+    exit_code = ExitCode.PROVIDER_DOWN
 
     def __init__(self, message: str, status: int | None = None) -> None:
         self.status = status
@@ -113,3 +137,15 @@ class RateLimitError(TransientApiError):
 
 class ProviderDownError(ApiError):
     """Requests kept failing for long enough that carrying on would only burn time."""
+
+
+class InvalidSessionsError(UserError):
+    """Sessions handed to the Python API that cannot be graded; ``errors`` names each one."""
+
+    def __init__(self, errors: list[InputFileError]) -> None:
+        self.errors = errors
+        listed = "\n".join(f"  {e}" for e in errors)
+        super().__init__(
+            f"{len(errors)} session(s) cannot be graded, so nothing was sent "
+            f"(fix or drop them):\n{listed}"
+        )

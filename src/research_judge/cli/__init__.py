@@ -13,7 +13,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from ..errors import ResearchJudgeError
+from ..errors import ExitCode, ResearchJudgeError
 from . import compare, grade, report, tasks, validate
 
 VERBS = (grade, validate, compare, report, tasks)
@@ -44,7 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         print(f"research-judge {args.verb}: interrupted", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
 
 
 def entry() -> None:

@@ -1,8 +1,7 @@
 """The work behind ``grade``: build the client chain and the judge, run the engine, summarise.
 
-Client chain, outermost first: recording (saves what the judge saw, cache hits included) ->
-response cache -> resilience (retries, adaptive concurrency, circuit breaker) -> provider client.
-Replay replaces the whole chain and never builds a network client.
+The client chain is ``clients.chain.build_client``'s, the same the Python API and the benchmarks
+build; this module only turns flags into its ``ClientSettings``.
 """
 
 from __future__ import annotations
@@ -13,18 +12,12 @@ import os
 from dataclasses import fields
 from typing import TextIO
 
-from ..clients import ReplayClient, make_client
-from ..clients._http import resolve_base_url
 from ..clients.base import JudgeClient, JudgeRequest, JudgeResponse
-from ..clients.recording import RecordingClient
-from ..clients.variant import judge_variant
+from ..clients.chain import ClientSettings, build_client
 from ..cost.prices import PriceTable
 from ..engine import (
     Budget,
-    CachingClient,
     Estimator,
-    ResilientClient,
-    RetryPolicy,
     RunOptions,
     Selection,
     grade_file,
@@ -32,32 +25,51 @@ from ..engine import (
 )
 from ..engine.progress import Progress
 from ..engine.select import selected_sessions
-from ..errors import ConfigError, InputFileError, ProviderDownError
+from ..errors import ExitCode, InputFileError, ProviderDownError
 from ..judge.grader import Judge, JudgeSettings
 from ..judge.policy import VerdictPolicy, load_policy
 from ..judge.prompts import PromptSet
 from ..results.model import iter_results
 from ..results.summary import Summary, format_summary, summarize
-from ..safety import check_base_url, check_distinct, check_finite, check_output_target
-from .grade import EXIT_FAILED_ITEMS, EXIT_OK, EXIT_PROVIDER_DOWN, EXIT_STOPPED, default_cache_dir
+from ..safety import check_distinct, check_finite, check_output_target
 
 
-def build_client(args: argparse.Namespace) -> JudgeClient:
-    if args.replay:
-        # Keyed like the recording run: the same endpoint and mode find the same exchanges.
-        base_url = resolve_base_url(args.base_url, f"{args.provider.upper()}_BASE_URL")
-        variant = judge_variant(args.provider, base_url, args.mode)
-        return ReplayClient(args.replay, provider=args.provider, model=args.model, variant=variant)
-    client: JudgeClient = make_client(
-        args.provider, args.model, base_url=args.base_url, mode=args.mode, timeout=args.timeout
+def client_settings(args: argparse.Namespace) -> ClientSettings:
+    return ClientSettings(
+        provider=args.provider,
+        model=args.model,
+        base_url=args.base_url,
+        mode=args.mode,
+        timeout=args.timeout,
+        concurrency=args.concurrency,
+        retries=args.retries,
+        down_after=args.down_after,
+        cache=not args.no_cache,
+        cache_dir=args.cache_dir,
+        record=args.record,
+        replay=args.replay,
     )
-    policy = RetryPolicy(attempts=args.retries + 1, down_after=args.down_after)
-    client = ResilientClient(client, concurrency=args.concurrency, policy=policy)
-    if not args.no_cache:
-        client = CachingClient(client, args.cache_dir or default_cache_dir())
-    if args.record:
-        client = RecordingClient(client, args.record)
-    return client
+
+
+def check_args(args: argparse.Namespace, settings: ClientSettings) -> None:
+    """The paths and settings the chain does not own, checked before anything is read, written
+    or sent: no output may be an input or another output, nor a device, FIFO or folder."""
+    check_finite("--max-cost", args.max_cost)
+    cache = None if not settings.cache or args.replay else settings.resolved_cache_dir
+    check_distinct(
+        [
+            ("the sessions file", args.sessions),
+            ("--replay", args.replay),
+            ("--cache-dir", cache),
+            ("--prompts", args.prompts),
+            ("--config", args.config),
+            ("--prices", args.prices),
+        ],
+        [("--out", args.out), ("--record", args.record)],
+    )
+    check_output_target("--out", args.out)
+    if args.record and str(args.record).endswith(".jsonl"):
+        check_output_target("--record", args.record)
 
 
 def build_judge(args: argparse.Namespace, client: JudgeClient, prices: PriceTable) -> Judge:
@@ -77,42 +89,14 @@ def build_judge(args: argparse.Namespace, client: JudgeClient, prices: PriceTabl
     )
 
 
-def _check_args(args: argparse.Namespace) -> None:
-    """Every setting and path, checked before anything is read, written or sent."""
-    if args.concurrency < 1:
-        raise ConfigError(f"--concurrency must be at least 1, got {args.concurrency}")
-    if args.retries < 0:
-        raise ConfigError(f"--retries must be 0 or more, got {args.retries}")
-    if args.record and args.replay:
-        raise ConfigError("--record and --replay cannot be used together")
-    check_finite("--timeout", args.timeout)
-    check_finite("--down-after", args.down_after, allow_minimum=True)
-    check_finite("--max-cost", args.max_cost)
-    check_base_url("--base-url", args.base_url)
-    cache = None if args.no_cache or args.replay else (args.cache_dir or default_cache_dir())
-    check_distinct(
-        [
-            ("the sessions file", args.sessions),
-            ("--replay", args.replay),
-            ("--cache-dir", cache),
-            ("--prompts", args.prompts),
-            ("--config", args.config),
-            ("--prices", args.prices),
-        ],
-        [("--out", args.out), ("--record", args.record)],
-    )
-    check_output_target("--out", args.out)
-    if args.record and str(args.record).endswith(".jsonl"):
-        check_output_target("--record", args.record)
-
-
 async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
-    _check_args(args)
+    settings = client_settings(args)  # checks the chain's flags, even for a dry run
+    check_args(args, settings)
     selection = Selection(where=parse_where(args.where), sample=args.sample, seed=args.seed)
     prices = PriceTable.load(args.prices)
     if args.dry_run:
         return _dry_run(args, selection, prices, err, out)
-    client = build_client(args)
+    client = build_client(settings)
     try:
         judge = build_judge(args, client, prices)
         budget = (
@@ -147,7 +131,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
                 "so far; run the same command again to resume.",
                 file=err,
             )
-            return EXIT_PROVIDER_DOWN
+            return ExitCode.PROVIDER_DOWN
     finally:
         await client.aclose()
 
@@ -196,8 +180,8 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             "session(s) not sent. Raise the limit and run again to resume.",
             file=err,
         )
-        return EXIT_STOPPED
-    return EXIT_FAILED_ITEMS if stats.input_errors or summary.errors else EXIT_OK
+        return ExitCode.STOPPED
+    return ExitCode.FAILED if stats.input_errors or summary.errors else ExitCode.OK
 
 
 def _summary_of(path: str, order: set[str]) -> Summary:
@@ -245,7 +229,7 @@ def _dry_run(
     )
     if bad:
         print(f"{bad} bad input line(s) would be skipped (listed above)", file=out)
-    return EXIT_FAILED_ITEMS if bad else EXIT_OK
+    return ExitCode.FAILED if bad else ExitCode.OK
 
 
 class _NoClient:

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from ..compare.core import DEFAULT_CRITICAL_THRESHOLD, DEFAULT_THRESHOLD
-from ..errors import UserError
+from ..errors import ExitCode, UserError
 
 
 def register(subparsers: Any) -> None:
@@ -70,4 +70,4 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(cmp.to_dict(), indent=2, ensure_ascii=False, allow_nan=False))
     else:
         print(render_text(cmp), end="")
-    return 1 if cmp.flagged else 0
+    return ExitCode.FLAGGED if cmp.flagged else ExitCode.OK

@@ -4,28 +4,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from ..clients._http import DEFAULT_TIMEOUT
-from ..clients.resilience import RetryPolicy
-from ..engine.run import RunOptions
+from ..clients.chain import ClientSettings, default_cache_dir
 from ..engine.select import Selection
 from ..judge.grader import JudgeSettings
 from ..judge.policy import VerdictPolicy
 from ._help import DefaultsFormatter
 
 # Flag defaults come from the library's own defaults: one setting, one default.
-_JUDGE, _RETRY, _RUN, _POLICY = JudgeSettings(), RetryPolicy(), RunOptions(), VerdictPolicy()
-
-EXIT_OK, EXIT_FAILED_ITEMS, EXIT_PROVIDER_DOWN, EXIT_STOPPED = 0, 2, 3, 4
-
-
-def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "research-judge" / "responses"
+_JUDGE, _POLICY = JudgeSettings(), VerdictPolicy()
+_CLIENT = ClientSettings  # its fields' defaults (an instance would need a model)
 
 
 def register(subparsers: Any) -> None:
@@ -43,7 +35,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("sessions", metavar="SESSIONS.jsonl", help="logged sessions, one per line")
     p.add_argument("--out", required=True, metavar="RESULTS.jsonl", help="results file (resumed)")
     judge = p.add_argument_group("judge")
-    judge.add_argument("--provider", default="openai", help="openai or anthropic")
+    judge.add_argument("--provider", default=_CLIENT.provider, help="openai or anthropic")
     judge.add_argument("--model", required=True, help="judge model name, e.g. gpt-4.1-mini")
     judge.add_argument(
         "--base-url",
@@ -99,19 +91,19 @@ def register(subparsers: Any) -> None:
     run.add_argument(
         "--concurrency",
         type=int,
-        default=_RUN.concurrency,
+        default=_CLIENT.concurrency,
         help="at most N judge requests in flight",
     )
     run.add_argument(
         "--retries",
         type=int,
-        default=_RETRY.attempts - 1,
+        default=_CLIENT.retries,
         help="transport retries per request (429, 5xx, timeouts)",
     )
     run.add_argument(
         "--down-after",
         type=float,
-        default=_RETRY.down_after,
+        default=_CLIENT.down_after,
         metavar="SECONDS",
         help="stop the run when no request has succeeded for this long (exit 3, resumable)",
     )

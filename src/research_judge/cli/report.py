@@ -11,7 +11,7 @@ import argparse
 from typing import Any
 
 from ..compare.core import DEFAULT_THRESHOLD
-from ..errors import ConfigError
+from ..errors import ConfigError, ExitCode
 from ..report.data import DEFAULT_WORST
 
 
@@ -76,4 +76,4 @@ def run(args: argparse.Namespace) -> int:
     for path in (args.html, args.md):
         if path is not None:
             print(f"wrote {path}")
-    return 0
+    return ExitCode.OK

@@ -14,9 +14,7 @@ import json
 import sys
 from typing import Any
 
-EXIT_OK = 0
-EXIT_REGRESSION = 1
-EXIT_BAD_INPUT = 2
+from ..errors import ExitCode
 
 
 def register(subparsers: Any) -> None:
@@ -102,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         print(format_report(report, baseline), end="")
 
     if task_file.problems:
-        return EXIT_BAD_INPUT
+        return ExitCode.FAILED
     if baseline is not None and regressions(baseline, report):
-        return EXIT_REGRESSION
-    return EXIT_OK
+        return ExitCode.FLAGGED
+    return ExitCode.OK

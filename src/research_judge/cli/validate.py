@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, ExitCode
 
 DESCRIPTION = """\
 Compare the judge's pass/fail verdicts (and 1-3 scores, when the labels carry them) with human
@@ -76,5 +76,5 @@ def run(args: argparse.Namespace) -> int:
             f"({args.labels} vs {args.results})",
             file=sys.stderr,
         )
-        return 2
-    return 0
+        return ExitCode.FAILED
+    return ExitCode.OK

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..clients.cache import CachingClient
 from ..clients.resilience import AdaptiveLimiter, ResilientClient, RetryPolicy
 from ..cost.estimate import Budget, Estimate, Estimator
-from .run import RunOptions, RunStats, grade_file
+from .run import RunOptions, RunStats, grade_file, grade_sessions
 from .select import Selection, parse_where
 
 __all__ = [
@@ -20,5 +20,6 @@ __all__ = [
     "RunStats",
     "Selection",
     "grade_file",
+    "grade_sessions",
     "parse_where",
 ]

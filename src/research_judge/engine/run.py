@@ -8,16 +8,18 @@ the file size. Results are written in input order through a small reorder buffer
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..clients.base import JudgeRequest
+from ..clients.chain import ClientSettings
 from ..cost.estimate import Budget
-from ..errors import ConfigError, InputFileError, OutputError, ProviderDownError
+from ..errors import ConfigError, ErrorKind, InputFileError, OutputError, ProviderDownError
 from ..judge.grader import Judge
 from ..results.model import Result
 from ..results.output import ExistingResults, ResultsFile
+from ..results.sink import ResultsSink
 from ..safety import OutputLock, check_distinct
 from ..sessions.model import Session
 from .progress import Progress
@@ -28,7 +30,7 @@ FirstRequests = tuple[JudgeRequest, JudgeRequest]
 
 @dataclass(frozen=True)
 class RunOptions:
-    concurrency: int = 8
+    concurrency: int = ClientSettings.concurrency  # one setting: sessions and requests in flight
     retry_errors: bool = False
     selection: Selection = field(default_factory=Selection)
     window: int | None = None  # reorder buffer; default 4 x concurrency, at least 64
@@ -83,12 +85,19 @@ async def grade_file(
 ) -> RunStats:
     """Grade every selected session of ``sessions_path`` into ``out_path`` (resuming it).
 
-    ``out_path`` is locked for the run: a second run on it stops with ``OutputError``.
+    ``out_path`` may not be the sessions file, and is locked for the run: a second run on it
+    stops with ``OutputError``.
     """
     check_distinct([("the sessions file", sessions_path)], [("the results file", out_path)])
     with OutputLock(out_path):
-        return await _grade_file(
-            sessions_path, out_path, judge, options, progress, budget, on_input_error
+        return await grade_sessions(
+            selected_sessions(sessions_path, options.selection),
+            ResultsFile(out_path),
+            judge,
+            options,
+            progress=progress,
+            budget=budget,
+            on_input_error=on_input_error,
         )
 
 
@@ -107,29 +116,32 @@ def _count_not_done(
     )
 
 
-def _output_error(path: str | Path, exc: OSError) -> OutputError:
+def _output_error(exc: OSError) -> OutputError:
+    where = f" {exc.filename}" if exc.filename else ""
     return OutputError(
-        f"cannot write {path}: {exc.strerror or exc}; every line written before is intact, "
-        "so the same command resumes once the cause is fixed"
+        f"cannot write the results{where}: {exc.strerror or exc}; every line written before is "
+        "intact, so the same command resumes once the cause is fixed"
     )
 
 
-async def _grade_file(
-    sessions_path: str | Path,
-    out_path: str | Path,
+async def grade_sessions(
+    items: Iterable[Session | InputFileError],
+    out: ResultsSink,
     judge: Judge,
     options: RunOptions,
-    progress: Progress | None,
-    budget: Budget | None,
-    on_input_error: Callable[[InputFileError], None] | None,
+    *,
+    progress: Progress | None = None,
+    budget: Budget | None = None,
+    on_input_error: Callable[[InputFileError], None] | None = None,
 ) -> RunStats:
+    """Grade ``items`` (already selected; errors are counted and reported, not graded) into
+    ``out``, skipping sessions ``out`` already holds from an earlier run of the same judge."""
     stats = RunStats()
     progress = progress or Progress.disabled()
-    out = ResultsFile(out_path)
     try:
         existing = out.load()
     except OSError as exc:
-        raise _output_error(out_path, exc) from exc
+        raise _output_error(exc) from exc
     stats.repaired_torn_line = existing.repaired
     window = asyncio.Semaphore(options.window or max(64, 4 * options.concurrency))
     in_flight = asyncio.Semaphore(options.concurrency)
@@ -137,6 +149,7 @@ async def _grade_file(
     next_index = 0
     fatal: list[BaseException] = []
     tasks: set[asyncio.Task[None]] = set()
+    broken = False  # a write failed: nothing more is written
 
     def report() -> None:
         progress.update(
@@ -151,7 +164,7 @@ async def _grade_file(
 
     def drain() -> None:
         nonlocal next_index
-        if out.broken:
+        if broken:
             return
         try:
             while next_index in finished:
@@ -169,7 +182,9 @@ async def _grade_file(
     def stop_writing(exc: OSError) -> None:
         # Disk full, read-only file system: stop now. Requests still in flight are abandoned
         # (their replies could not be saved), and the submission loop is woken to see ``fatal``.
-        fatal.append(_output_error(out_path, exc))
+        nonlocal broken
+        broken = True
+        fatal.append(_output_error(exc))
         current = asyncio.current_task()
         for task in tasks:
             if task is not current:
@@ -192,7 +207,7 @@ async def _grade_file(
             return
         except Exception as exc:  # a bug must cost one session, never the batch
             message = f"internal error: {type(exc).__name__}: {exc}"
-            result = judge.error_result(session, message, "internal")
+            result = judge.error_result(session, message, ErrorKind.INTERNAL)
         finally:
             in_flight.release()
         if budget is not None:
@@ -201,9 +216,9 @@ async def _grade_file(
         drain()
 
     submitted = 0
-    items = selected_sessions(sessions_path, options.selection)
+    iterator = iter(items)
     try:
-        for item in items:
+        for item in iterator:
             if isinstance(item, InputFileError):
                 stats.input_errors.append(item)
                 if on_input_error:
@@ -229,7 +244,7 @@ async def _grade_file(
                 amount = budget.reserve(item, first)
                 if amount is None:
                     stats.stopped = "budget"
-                    stats.not_sent = 1 + _count_not_done(items, existing, judge, options)
+                    stats.not_sent = 1 + _count_not_done(iterator, existing, judge, options)
                     break
                 reserved = amount
             await window.acquire()
@@ -244,19 +259,22 @@ async def _grade_file(
         if tasks:
             outcomes = await asyncio.gather(*tasks, return_exceptions=True)
             for outcome in outcomes:
-                if isinstance(outcome, Exception):
+                if isinstance(outcome, Exception):  # cancelled tasks' errors are not Exceptions
                     raise outcome
     finally:
         try:
             out.close()
         except OSError as exc:
+            broken = True
             if not fatal:
-                fatal.append(_output_error(out_path, exc))
-    # Even a stopped run leaves one line per session, in input order, ready to resume.
-    try:
-        stats.rewritten = out.finalize(stats.order)
-    except OSError as exc:
-        fatal.append(_output_error(out_path, exc))
+                fatal.append(_output_error(exc))
+    # Even a stopped run leaves one line per session, in input order, ready to resume (unless
+    # the file could not be written: then it is left exactly as it is).
+    if not broken:
+        try:
+            stats.rewritten = out.finalize(stats.order)
+        except OSError as exc:
+            fatal.append(_output_error(exc))
     progress.close()
     if fatal:
         stats.stopped = {ProviderDownError: "provider_down", OutputError: "output"}.get(

@@ -29,6 +29,7 @@ from ..cost.prices import PriceTable
 from ..errors import (
     ApiError,
     ConfigError,
+    ErrorKind,
     InvalidJudgeOutput,
     JudgeRefusal,
     OutputError,
@@ -36,7 +37,17 @@ from ..errors import (
     ReplayMissError,
     ResearchJudgeError,
 )
-from ..results.model import UNDEFINED_RATIOS, Result
+from ..results.model import (
+    AnswerStats,
+    CriterionScore,
+    EvidenceSummary,
+    JudgeInfo,
+    PromptRef,
+    Ratios,
+    Result,
+    UsageInfo,
+    VerdictRecord,
+)
 from ..safety import jsonin
 from ..sessions.model import Session
 from .evidence import CheckedVerdict, EvidenceChecker
@@ -67,7 +78,7 @@ class JudgeSettings:
 class _Outcome(Generic[T]):
     value: T | None = None
     error: str | None = None
-    error_kind: str | None = None
+    error_kind: ErrorKind | None = None
     usage: Usage = field(default_factory=Usage)
     billable: Usage = field(default_factory=Usage)
     calls: int = 0
@@ -192,14 +203,14 @@ class Judge:
                 request = _with_feedback(request, None, self.prompts.render_reask(problems))
                 continue
             except ReplayMissError as exc:
-                return _failed(out, f"{request.call} call: {exc}", "replay_miss")
+                return _failed(out, f"{request.call} call: {exc}", ErrorKind.REPLAY_MISS)
             except (ProviderDownError, OutputError):
                 raise  # the whole run stops; this session stays ungraded, not errored
             except ApiError as exc:
                 out.bill(exc.usage)
-                return _failed(out, f"{request.call} call: API error: {exc}", "api")
+                return _failed(out, f"{request.call} call: API error: {exc}", ErrorKind.API)
             except ResearchJudgeError as exc:
-                return _failed(out, f"{request.call} call: {exc}", "client")
+                return _failed(out, f"{request.call} call: {exc}", ErrorKind.CLIENT)
             out.calls += 1
             if (problem := usage_problem(response.usage)) is not None:
                 # Negative usage would offset real spend against --max-cost: the reply is not
@@ -225,7 +236,7 @@ class Judge:
         return _failed(
             out,
             f"{request.call} call: invalid judge output after {out.calls} attempts: {summary}",
-            "judge_output",
+            ErrorKind.JUDGE_OUTPUT,
         )
 
     def _checked(self, request: JudgeRequest, response: JudgeResponse, *, valid: bool) -> None:
@@ -242,21 +253,20 @@ class Judge:
             cost = 0.0  # every reply came from a recording or the cache: nothing was spent
         elif self.prices is not None:
             cost = self.prices.cost(self.client.model, billable)
-        usage_info = {
-            "input_tokens": usage.input_tokens,
-            "cached_input_tokens": usage.cached_input_tokens,
-            "output_tokens": usage.output_tokens,
-            "calls": counted.calls + scored.calls,
-            "cache_hits": counted.cache_hits + scored.cache_hits,
-            "cost_usd": cost,
-        }
+        usage_info = UsageInfo(
+            input_tokens=usage.input_tokens,
+            cached_input_tokens=usage.cached_input_tokens,
+            output_tokens=usage.output_tokens,
+            calls=counted.calls + scored.calls,
+            cache_hits=counted.cache_hits + scored.cache_hits,
+            cost_usd=cost,
+        )
         if counted.value is None or scored.value is None:
             failed = counted if counted.value is None else scored
             errors = [o.error for o in (counted, scored) if o.error]
             return self.error_result(
-                session, " | ".join(errors), failed.error_kind or "client", usage_info
+                session, " | ".join(errors), failed.error_kind or ErrorKind.CLIENT, usage_info
             )
-        base = self._base(session, usage_info)
 
         checker = EvidenceChecker(session)
         checked = [checker.check(v) for v in counted.value]
@@ -269,56 +279,52 @@ class Judge:
             c.claim_verified for c in checked if c.claim_verified is not None
         ]
         verified = sum(quotes)
-        return Result.model_validate(
-            {
-                **base,
-                "ratios": ratios.to_dict(),
-                "scores": {
-                    name: {"score": s.score, "reasoning": s.reasoning, "evidence": s.evidence}
-                    for name, s in scored.value.items()
-                },
-                "verdicts": [_verdict_dict(c) for c in checked],
-                "verdict": verdict,
-                "verdict_reasons": reasons,
-                "evidence": {
-                    "verified": verified,
-                    "total": len(quotes),
-                    "share": round(verified / len(quotes), 4) if quotes else None,
-                },
-            }
+        return self._result(
+            session,
+            usage_info,
+            ratios=ratios,
+            scores={
+                name: CriterionScore(score=s.score, reasoning=s.reasoning, evidence=s.evidence)
+                for name, s in scored.value.items()
+            },
+            verdicts=[_verdict_record(c) for c in checked],
+            verdict=verdict,
+            verdict_reasons=reasons,
+            evidence=EvidenceSummary(
+                verified=verified,
+                total=len(quotes),
+                share=round(verified / len(quotes), 4) if quotes else None,
+            ),
         )
 
     def error_result(
-        self, session: Session, error: str, kind: str, usage: dict[str, Any] | None = None
+        self, session: Session, error: str, kind: ErrorKind, usage: UsageInfo | None = None
     ) -> Result:
-        """A session this judge could not grade: no verdict, every ratio undefined."""
-        return Result.model_validate(
-            {
-                **self._base(session, usage or {}),
-                "ratios": UNDEFINED_RATIOS,
-                "error": error,
-                "error_kind": kind,
-            }
+        """A session this judge could not grade: no verdict, every ratio undefined (the ratios
+        object is still there, so readers of ``ratios.relevance`` never meet a null object)."""
+        return self._result(
+            session, usage or UsageInfo(), ratios=Ratios(), error=error, error_kind=kind
         )
 
-    def _base(self, session: Session, usage: dict[str, Any]) -> dict[str, Any]:
-        """What every result of this judge carries, graded or not."""
-        return {
-            "session_id": session.id,
-            "judge": {
-                "provider": self.client.provider,
-                "model": self.client.model,
-                "prompts": self.prompt_refs,
-                "fingerprint": self.fingerprint,
-            },
-            "usage": usage,
-            "answer_stats": {"chars": len(session.answer), "words": len(session.answer.split())},
-            "question": session.question,
-            "metadata": session.metadata,
-        }
+    def _result(self, session: Session, usage: UsageInfo, **outcome: Any) -> Result:
+        """A result with what every result of this judge carries, graded or not."""
+        return Result(
+            session_id=session.id,
+            judge=JudgeInfo(
+                provider=self.client.provider,
+                model=self.client.model,
+                prompts={k: PromptRef(**ref) for k, ref in self.prompt_refs.items()},
+                fingerprint=self.fingerprint,
+            ),
+            usage=usage,
+            answer_stats=AnswerStats(chars=len(session.answer), words=len(session.answer.split())),
+            question=session.question,
+            metadata=session.metadata,
+            **outcome,
+        )
 
 
-def _failed(out: _Outcome[T], message: str, kind: str) -> _Outcome[T]:
+def _failed(out: _Outcome[T], message: str, kind: ErrorKind) -> _Outcome[T]:
     out.error, out.error_kind = message, kind
     return out
 
@@ -338,18 +344,19 @@ def _counts_as_yes(checked: CheckedVerdict, strict: bool) -> bool:
     return yes
 
 
-def _verdict_dict(checked: CheckedVerdict) -> dict[str, Any]:
+def _verdict_record(checked: CheckedVerdict) -> VerdictRecord:
     v = checked.verdict
-    out: dict[str, Any] = {
-        "id": v.id,
-        "check": v.check,
-        "answer": "yes" if v.answer else "no",
-        "evidence": v.evidence,
-        "evidence_verified": checked.evidence_verified,
-    }
-    if v.check == "grounded":
-        out |= {"claim": v.claim, "source": v.source, "claim_verified": checked.claim_verified}
-    return out
+    claim = v.check == "grounded"  # only claims carry claim, source and claim_verified
+    return VerdictRecord(
+        id=v.id,
+        check=v.check,
+        answer="yes" if v.answer else "no",
+        evidence=v.evidence,
+        evidence_verified=checked.evidence_verified,
+        claim=v.claim if claim else None,
+        source=v.source if claim else None,
+        claim_verified=checked.claim_verified if claim else None,
+    )
 
 
 def _nonce(session: Session) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
-from .ratios import Ratios
+from ..results.model import Ratios, Verdict
 from .verdicts import CRITERIA, Score
 
 
@@ -39,7 +39,7 @@ class VerdictPolicy:
             if value is not None and (bad_type or not 0.0 <= value <= 1.0):
                 raise ConfigError(f"policy {name} must be a number 0..1, got {value!r}")
 
-    def decide(self, ratios: Ratios, scores: dict[str, Score]) -> tuple[str, list[str]]:
+    def decide(self, ratios: Ratios, scores: dict[str, Score]) -> tuple[Verdict, list[str]]:
         """Return ``("pass"|"fail", reasons)``; reasons name every rule that failed."""
         reasons: list[str] = []
         for criterion in CRITERIA:

@@ -6,18 +6,7 @@ numbers cannot drift with the judge's mood. A zero denominator is undefined (Non
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
-
-
-@dataclass(frozen=True)
-class Ratios:
-    relevance: float | None
-    utilization: float | None
-    grounding: float | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+from ..results.model import Ratios
 
 
 def compute_ratios(n_references: int, answers: list[tuple[str, bool]]) -> Ratios:

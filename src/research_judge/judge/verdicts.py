@@ -11,10 +11,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, WithJsonSchema
 
 from ..errors import InvalidJudgeOutput
 from ..safety import jsonin
+from .schema import strict_schema
 
 Check = Literal["relevant", "used", "grounded"]
 Answer = Literal["yes", "no"]
@@ -47,8 +48,12 @@ class WireScore(_Wire):
     criterion: Criterion
     reasoning: str
     evidence: str
-    # StrictInt: JSON true is not a score, nor is "3".
-    score: Annotated[StrictInt, Field(ge=1, le=3)]
+    # StrictInt: JSON true is not a score, nor is "3". The schema says enum, not bounds: the
+    # providers' strict modes take enums. Field order is the order the judge writes them in,
+    # so reasoning comes before the score.
+    score: Annotated[
+        StrictInt, Field(ge=1, le=3), WithJsonSchema({"type": "integer", "enum": [1, 2, 3]})
+    ]
 
 
 class WireScoring(_Wire):
@@ -76,56 +81,10 @@ class Score:
     evidence: str
 
 
-# --- JSON schemas sent with each request (strict-mode compatible: all keys required) --------
+# --- JSON schemas sent with each request: the wire models in strict form -----------------------
 
-_NULLABLE_STRING = {"type": ["string", "null"]}
-
-COUNTING_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["verdicts"],
-    "properties": {
-        "verdicts": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "additionalProperties": False,
-                "required": ["id", "check", "answer", "evidence", "claim", "source"],
-                "properties": {
-                    "id": {"type": "string"},
-                    "check": {"type": "string", "enum": ["relevant", "used", "grounded"]},
-                    "answer": {"type": "string", "enum": ["yes", "no"]},
-                    "evidence": {"type": "string"},
-                    "claim": _NULLABLE_STRING,
-                    "source": _NULLABLE_STRING,
-                },
-            },
-        }
-    },
-}
-
-SCORING_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["scores"],
-    "properties": {
-        "scores": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "additionalProperties": False,
-                # Key order matters to generation: reasoning is written before the score.
-                "required": ["criterion", "reasoning", "evidence", "score"],
-                "properties": {
-                    "criterion": {"type": "string", "enum": list(CRITERIA)},
-                    "reasoning": {"type": "string"},
-                    "evidence": {"type": "string"},
-                    "score": {"type": "integer", "enum": [1, 2, 3]},
-                },
-            },
-        }
-    },
-}
+COUNTING_SCHEMA: dict[str, Any] = strict_schema(WireCounting)
+SCORING_SCHEMA: dict[str, Any] = strict_schema(WireScoring)
 
 
 # --- parsing --------------------------------------------------------------------------------

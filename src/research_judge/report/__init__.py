@@ -6,14 +6,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..compare import DEFAULT_THRESHOLD
 from ..errors import ConfigError
-from ..results.model import read_results
+from ..results.model import Result, read_results
 from ..safety import atomic_write, check_distinct, check_output_target
 from .data import DEFAULT_WORST, ReportData, build_report
 from .render import MARKDOWN_WORST, render_html, render_markdown
+
+if TYPE_CHECKING:
+    from ..validate import Labels
 
 __all__ = [
     "DEFAULT_WORST",
@@ -27,16 +32,17 @@ __all__ = [
 
 
 def write_report(
-    results_path: str | Path,
+    results: str | Path | Sequence[Result],
     *,
     html: str | Path | None = None,
     md: str | Path | None = None,
-    labels: str | Path | None = None,
-    baseline: str | Path | None = None,
+    labels: str | Path | Labels | None = None,
+    baseline: str | Path | Sequence[Result] | None = None,
     worst: int = DEFAULT_WORST,
     threshold: float = DEFAULT_THRESHOLD,
 ) -> None:
-    """Read results (and labels, and a baseline run) and write the HTML and/or Markdown report.
+    """Write the HTML and/or Markdown report of a run (results, labels and a baseline run each
+    from a file or already in memory).
 
     Bad input raises ``InputFileError`` naming the file and line, before anything is written.
     """
@@ -44,30 +50,47 @@ def write_report(
         raise ConfigError("nothing to write: give an HTML path, a Markdown path, or both")
     if worst < 0:
         raise ConfigError(f"the number of worst sessions must be 0 or more, got {worst}")
+
+    def path_of(value: object) -> str | Path | None:
+        return value if isinstance(value, str | Path) else None
+
     check_distinct(
-        [("the results file", results_path), ("--labels", labels), ("--baseline", baseline)],
+        [
+            ("the results file", path_of(results)),
+            ("--labels", path_of(labels)),
+            ("--baseline", path_of(baseline)),
+        ],
         [("--html", html), ("--md", md)],
     )
     for flag, target in (("--html", html), ("--md", md)):
         if target is not None:
             check_output_target(flag, target)
-    results = read_results(results_path)
+    current, source = _run(results)
     agreement = None
     if labels is not None:
         # Imported here: validation pulls in scikit-learn, which only this branch needs.
         from ..validate import read_labels, validate_run
 
-        agreement = validate_run(results, read_labels(labels)).to_dict()
+        read = read_labels(labels) if isinstance(labels, str | Path) else labels
+        agreement = validate_run(current, read).to_dict()
+    older, baseline_source = (None, "") if baseline is None else _run(baseline)
     data = build_report(
-        results,
+        current,
         agreement=agreement,
-        baseline=None if baseline is None else read_results(baseline),
+        baseline=older,
         worst=worst,
         threshold=threshold,
-        source=Path(results_path).name,
-        baseline_source="" if baseline is None else Path(baseline).name,
+        source=source,
+        baseline_source=baseline_source,
     )
     if html is not None:
         atomic_write(html, render_html(data), "--html")
     if md is not None:
         atomic_write(md, render_markdown(data), "--md")
+
+
+def _run(results: str | Path | Sequence[Result]) -> tuple[Sequence[Result], str]:
+    """A run's results and the name the report shows for it (none when held in memory)."""
+    if isinstance(results, str | Path):
+        return read_results(results), Path(results).name
+    return results, ""

@@ -9,10 +9,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ..compare import combined_value
-from ..results.model import CRITERIA, SCORE_NAMES, Result
+from ..results.model import CRITERIA, SCORE_NAMES, Result, VerdictRecord
 
 MAX_PROBLEMS_SHOWN = 12
 
@@ -72,31 +71,28 @@ def worst_sessions(results: Sequence[Result], limit: int) -> list[WorstSession]:
     return [_describe(r, combined) for _, r, combined in ranked]
 
 
-def problems_of(verdicts: Sequence[dict[str, Any]]) -> list[Problem]:
+def problems_of(verdicts: Sequence[VerdictRecord]) -> list[Problem]:
     """Every "no" answer, plus any "yes" whose quote could not be verified, most serious first."""
     found: list[tuple[int, int, Problem]] = []
     for position, v in enumerate(verdicts):
-        check = str(v.get("check", ""))
-        answer = str(v.get("answer", ""))
-        unverified = v.get("evidence_verified") is False or v.get("claim_verified") is False
-        if answer == "no":
-            label = _NO_LABELS.get(check, f"{check}: no")
-        elif unverified:
+        if v.answer == "no":
+            label = _NO_LABELS[v.check]
+        elif v.evidence_verified is False or v.claim_verified is False:
             label = "quote not found"
         else:
             continue
         problem = Problem(
             label=label,
-            check=check,
-            ref_id=str(v.get("id", "")),
-            answer=answer,
-            claim=str(v.get("claim") or ""),
-            evidence=str(v.get("evidence") or ""),
-            source=str(v.get("source") or ""),
-            evidence_verified=_tristate(v.get("evidence_verified")),
-            claim_verified=_tristate(v.get("claim_verified")),
+            check=v.check,
+            ref_id=v.id,
+            answer=v.answer,
+            claim=v.claim or "",
+            evidence=v.evidence,
+            source=v.source or "",
+            evidence_verified=v.evidence_verified,
+            claim_verified=v.claim_verified,
         )
-        rank = _CHECK_ORDER.get(check, len(_CHECK_ORDER)) + (0 if answer == "no" else 10)
+        rank = _CHECK_ORDER[v.check] + (0 if v.answer == "no" else 10)
         found.append((rank, position, problem))
     return [p for _, _, p in sorted(found, key=lambda t: (t[0], t[1]))]
 
@@ -122,7 +118,3 @@ def _describe(r: Result, combined: float | None) -> WorstSession:
         evidence_verified=r.evidence.verified,
         evidence_total=r.evidence.total,
     )
-
-
-def _tristate(value: Any) -> bool | None:
-    return value if isinstance(value, bool) else None

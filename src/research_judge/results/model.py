@@ -10,9 +10,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+)
 
-from ..errors import InputFileError
+from ..errors import ErrorKind, InputFileError
 from ..judge import verdicts
 
 RATIO_NAMES = ("relevance", "utilization", "grounding")
@@ -26,20 +33,46 @@ class _Model(BaseModel):
     # Results files are ours, but extra keys from newer versions must not break old readers.
     model_config = ConfigDict(extra="allow")
 
+    def to_dict(self) -> dict[str, Any]:
+        """This object as it is written in a results file."""
+        return self.model_dump(mode="json")
+
 
 # A ratio is a share: NaN, infinity or 7.5 in a results file is damage, named at its line.
 Share = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 
 
 class Ratios(_Model):
+    """The three ratios of contract section 3; None is undefined (a zero denominator)."""
+
     relevance: Share | None = None
     utilization: Share | None = None
     grounding: Share | None = None
 
 
-# An errored session still has the ratios object, every ratio undefined, so readers that index
-# ``ratios["relevance"]`` never meet a null object.
-UNDEFINED_RATIOS = {"relevance": None, "utilization": None, "grounding": None}
+class VerdictRecord(_Model):
+    """One validated call-1 verdict as a result keeps it, with what evidence checking found.
+
+    ``claim``, ``source`` and ``claim_verified`` belong to ``grounded`` verdicts only: the other
+    checks are written without them.
+    """
+
+    id: str
+    check: verdicts.Check
+    answer: verdicts.Answer
+    evidence: str = ""
+    evidence_verified: bool | None = None
+    claim: str | None = None
+    source: str | None = None
+    claim_verified: bool | None = None
+
+    @model_serializer(mode="wrap")
+    def _claim_fields_on_claims_only(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if self.check != "grounded" and isinstance(data, dict):
+            for key in ("claim", "source", "claim_verified"):
+                data.pop(key, None)
+        return data
 
 
 class CriterionScore(_Model):
@@ -84,11 +117,11 @@ class Result(_Model):
     session_id: str
     ratios: Ratios | None = None
     scores: dict[str, CriterionScore] | None = None
-    verdicts: list[dict[str, Any]] = Field(default_factory=list)
+    verdicts: list[VerdictRecord] = Field(default_factory=list)
     verdict: Verdict | None = None
     verdict_reasons: list[str] = Field(default_factory=list)
     error: str | None = None
-    error_kind: str | None = None
+    error_kind: ErrorKind | None = None
     judge: JudgeInfo | None = None
     usage: UsageInfo = Field(default_factory=UsageInfo)
     evidence: EvidenceSummary = Field(default_factory=EvidenceSummary)

@@ -18,12 +18,12 @@ from typing import IO
 
 from pydantic import ValidationError
 
-from ..errors import InputFileError
+from ..errors import ErrorKind, InputFileError
 from ..safety import atomic_replace, check_output_target
 from .model import Result
 
 # Errors that say nothing about the session itself: worth another try on any resume.
-TRANSIENT_ERROR_KINDS = frozenset({"api", "internal"})
+TRANSIENT_ERROR_KINDS = frozenset({ErrorKind.API, ErrorKind.INTERNAL})
 
 
 @dataclass(slots=True)
@@ -39,7 +39,7 @@ class _Seen:
 
     fingerprint: str
     errored: bool
-    error_kind: str | None
+    error_kind: ErrorKind | None
 
 
 @dataclass

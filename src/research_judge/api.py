@@ -1,0 +1,300 @@
+"""The Python API: the CLI's verbs as functions over objects in memory (contract section 10).
+
+    import research_judge as rj
+    results = rj.grade(sessions, model="gpt-4.1-mini")     # list[Result], input order
+    rj.validate(results, {"s-1": "pass"}).to_dict()        # == validate --json
+    rj.compare(baseline, results).regressions
+    rj.to_dataframe(results)
+
+``grade`` builds the same client chain as ``research-judge grade`` (``clients.chain``), with the
+same settings and defaults, grades through the same engine into a list instead of a file, and
+closes its clients before returning. Every argument that names data takes the objects or a path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+import sys
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeAlias, TypeVar, cast
+
+from pydantic import ValidationError
+
+from .clients.chain import ClientSettings, build_client
+from .compare import DEFAULT_CRITICAL_THRESHOLD, DEFAULT_THRESHOLD
+from .cost.prices import PriceTable
+from .engine.progress import Progress
+from .engine.run import RunOptions, grade_sessions
+from .errors import InputFileError, InvalidSessionsError, UserError
+from .judge.grader import Judge, JudgeSettings
+from .judge.policy import VerdictPolicy, load_policy
+from .judge.prompts import PromptSet
+from .report import DEFAULT_WORST
+from .results.model import Result, read_results
+from .results.sink import ResultsList
+from .sessions.model import Session, describe_validation_error, iter_sessions
+
+if TYPE_CHECKING:
+    import pandas
+
+    from .compare import Comparison
+    from .validate import Labels, ValidationReport
+
+PathLike: TypeAlias = str | os.PathLike[str]
+SessionsInput: TypeAlias = PathLike | Iterable[Session | Mapping[str, Any]]
+ResultsInput: TypeAlias = PathLike | Iterable[Result]
+LabelsInput: TypeAlias = "PathLike | Mapping[str, str] | Labels"
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+_C, _J = ClientSettings, JudgeSettings  # their fields' defaults are the defaults below
+
+
+async def agrade(
+    sessions: SessionsInput,
+    *,
+    model: str,
+    provider: str = _C.provider,
+    base_url: str | None = _C.base_url,
+    api_key: str | None = _C.api_key,
+    mode: str | None = _C.mode,
+    timeout: float | None = _C.timeout,  # noqa: ASYNC109 (one HTTP request's, not this call's)
+    concurrency: int = _C.concurrency,
+    retries: int = _C.retries,
+    down_after: float = _C.down_after,
+    cache: bool = _C.cache,
+    cache_dir: PathLike | None = _C.cache_dir,
+    record: PathLike | None = _C.record,
+    replay: PathLike | None = _C.replay,
+    max_attempts: int = _J.max_attempts,
+    temperature: float | None = _J.temperature,
+    strict_evidence: bool = _J.strict_evidence,
+    prompts: PathLike | None = None,
+    policy: VerdictPolicy | PathLike | None = None,
+    prices: PriceTable | PathLike | None = None,
+    progress: bool = False,
+) -> list[Result]:
+    """Grade ``sessions`` and return one ``Result`` per session, in input order.
+
+    ``sessions``: dicts or ``Session`` objects, or the path of a sessions JSONL file. Every
+    session is checked first: any bad one raises ``InvalidSessionsError`` listing them all, and
+    nothing is sent. The settings and their defaults are the ``grade`` command's (``cache``
+    is ``not --no-cache``; ``policy`` a ``VerdictPolicy`` or a TOML file with a [policy] table;
+    ``prices`` a ``PriceTable`` or a price file adding to the shipped table). ``progress``
+    prints the CLI's progress line on stderr.
+
+    A provider that stays down raises ``ProviderDownError``; a prompt template that cannot
+    render a session raises ``ConfigError``. Every other failure is one session's ``error``.
+    """
+    items = _sessions(sessions)
+    settings = ClientSettings(
+        provider=provider,
+        model=model,
+        base_url=base_url,
+        api_key=api_key,
+        mode=mode,
+        timeout=timeout,
+        concurrency=concurrency,
+        retries=retries,
+        down_after=down_after,
+        cache=cache,
+        cache_dir=_path(cache_dir),
+        record=_path(record),
+        replay=_path(replay),
+    )
+    judge_settings = JudgeSettings(
+        max_attempts=max_attempts, temperature=temperature, strict_evidence=strict_evidence
+    )
+    chosen_policy = policy if isinstance(policy, VerdictPolicy) else load_policy(_path(policy))
+    table = prices if isinstance(prices, PriceTable) else PriceTable.load(_path(prices))
+    prompt_set = PromptSet(_path(prompts))
+    sink = ResultsList()
+    client = build_client(settings)
+    try:
+        judge = Judge(
+            client, prompts=prompt_set, policy=chosen_policy, settings=judge_settings, prices=table
+        )
+        shown = Progress(len(items), stream=sys.stderr) if progress else None
+        await grade_sessions(
+            items, sink, judge, RunOptions(concurrency=concurrency), progress=shown
+        )
+    finally:
+        await client.aclose()
+    return sink.results
+
+
+def _sync(coroutine: Callable[P, Coroutine[Any, Any, T]]) -> Callable[P, T]:
+    """The blocking form of an ``async`` API function, with the same signature."""
+
+    @functools.wraps(coroutine)
+    def run(*args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(coroutine(*args, **kwargs))
+        name = coroutine.__name__
+        raise UserError(
+            f"{name.removeprefix('a')}() cannot run inside a running event loop (Jupyter and "
+            f"IPython run one): use `await research_judge.{name}(...)` with the same arguments"
+        )
+
+    return run
+
+
+grade = _sync(agrade)
+grade.__name__ = grade.__qualname__ = "grade"
+grade.__doc__ = f"""``agrade`` for code without an event loop (scripts; not Jupyter, which runs one
+and should ``await research_judge.agrade(...)``).
+
+{agrade.__doc__}"""
+
+
+def validate(
+    results: ResultsInput,
+    labels: LabelsInput,
+    *,
+    seed: int = 0,
+    n_boot: int = 10_000,
+) -> ValidationReport:
+    """The judge's agreement with human labels; ``.to_dict()`` is ``validate --json``.
+
+    ``labels``: a mapping session id -> ``"pass"``/``"fail"``, a ``Labels``, or a labels file
+    (CSV or JSONL, as for ``validate --labels``).
+    """
+    from .validate import validate_run
+
+    return validate_run(_results(results), _labels(labels), seed=seed, n_boot=n_boot)
+
+
+def compare(
+    baseline: ResultsInput,
+    current: ResultsInput,
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    critical_threshold: float = DEFAULT_CRITICAL_THRESHOLD,
+) -> Comparison:
+    """``current`` against ``baseline`` on their common sessions; ``.to_dict()`` is
+    ``compare --json``, ``.regressions`` the ids that passed before and fail now."""
+    from .compare import compare_runs
+
+    return compare_runs(
+        _results(baseline),
+        _results(current),
+        threshold=threshold,
+        critical_threshold=critical_threshold,
+    )
+
+
+def write_report(
+    results: ResultsInput,
+    *,
+    html: PathLike | None = None,
+    md: PathLike | None = None,
+    labels: LabelsInput | None = None,
+    baseline: ResultsInput | None = None,
+    worst: int = DEFAULT_WORST,
+    threshold: float = DEFAULT_THRESHOLD,
+) -> None:
+    """Write the ``report`` command's HTML page and/or Markdown summary of ``results``."""
+    from .report import write_report as write
+
+    write(
+        _results(results),
+        html=None if html is None else Path(html),
+        md=None if md is None else Path(md),
+        labels=None if labels is None else _labels(labels),
+        baseline=None if baseline is None else _results(baseline),
+        worst=worst,
+        threshold=threshold,
+    )
+
+
+def to_dataframe(results: ResultsInput) -> pandas.DataFrame:
+    """One row per result: id, verdict, error, the six criteria, usage and cost, evidence, judge,
+    and each metadata key as ``metadata.<key>``. Needs pandas: ``pip install
+    'research-judge[pandas]'``."""
+    try:
+        import pandas
+    except ImportError as exc:
+        raise UserError("to_dataframe needs pandas: pip install 'research-judge[pandas]'") from exc
+    from .results.table import result_rows
+
+    return pandas.DataFrame.from_records(result_rows(_results(results)))
+
+
+# --- turning what the caller has into what the library takes -------------------------------
+
+
+def _sessions(sessions: SessionsInput) -> list[Session]:
+    if isinstance(sessions, str | os.PathLike):
+        items = [item for _, item in iter_sessions(Path(sessions))]
+    else:
+        items = _in_memory_sessions(sessions)
+    bad = [item for item in items if isinstance(item, InputFileError)]
+    if bad:
+        raise InvalidSessionsError(bad)
+    return [item for item in items if isinstance(item, Session)]
+
+
+def _in_memory_sessions(
+    sessions: Iterable[Session | Mapping[str, Any]],
+) -> list[Session | InputFileError]:
+    out: list[Session | InputFileError] = []
+    seen: set[str] = set()
+    for index, raw in enumerate(cast(Iterable[object], sessions)):
+        where = f"sessions[{index}]"
+        if isinstance(raw, Session):
+            session = raw
+        elif isinstance(raw, Mapping):
+            try:
+                session = Session.model_validate(dict(raw))
+            except ValidationError as exc:
+                label = f"session {raw['id']!r}: " if isinstance(raw.get("id"), str) else ""
+                out.append(InputFileError(where, label + describe_validation_error(exc)))
+                continue
+        else:
+            kind = type(raw).__name__
+            out.append(InputFileError(where, f"expected a dict or a Session, got {kind}"))
+            continue
+        if session.id in seen:
+            out.append(InputFileError(where, f"duplicate session id {session.id!r}"))
+            continue
+        seen.add(session.id)
+        out.append(session)
+    return out
+
+
+def _path(path: PathLike | None) -> Path | None:
+    return None if path is None else Path(path)
+
+
+def _results(results: ResultsInput) -> Sequence[Result]:
+    if isinstance(results, str | os.PathLike):
+        return read_results(Path(results))
+    out: list[Result] = []
+    for index, item in enumerate(cast(Iterable[object], results)):
+        if not isinstance(item, Result):  # an easy slip: a list of dicts from to_dict()
+            raise UserError(f"results[{index}]: expected a Result, got {type(item).__name__}")
+        out.append(item)
+    return out
+
+
+def _labels(labels: LabelsInput) -> Labels:
+    from .validate import HumanLabel, Labels, read_labels
+    from .validate.labels import parse_verdict
+
+    if isinstance(labels, Labels):
+        return labels
+    if isinstance(labels, str | os.PathLike):
+        return read_labels(Path(labels))
+    items: dict[str, HumanLabel] = {}
+    for number, (session_id, value) in enumerate(labels.items(), start=1):
+        try:
+            items[session_id] = HumanLabel(session_id, parse_verdict(value), line=number)
+        except ValueError as exc:
+            raise UserError(f"labels[{session_id!r}]: {exc}") from exc
+    return Labels(path="labels", items=items)

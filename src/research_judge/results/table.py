@@ -1,0 +1,39 @@
+"""Results as flat rows: one per session, one column per number (for DataFrames and sheets)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .model import RATIO_NAMES, SCORE_NAMES, Result
+
+
+def result_rows(results: Iterable[Result]) -> list[dict[str, Any]]:
+    """Each result as a flat row. Criteria keep their own scales (ratios 0..1, scores 1..3);
+    metadata keys become ``metadata.<key>`` columns."""
+    rows = []
+    for r in results:
+        row: dict[str, Any] = {
+            "session_id": r.session_id,
+            "verdict": r.verdict,
+            "error": r.error,
+            "error_kind": None if r.error_kind is None else str(r.error_kind),
+        }
+        for name in RATIO_NAMES:
+            row[name] = None if r.ratios is None else getattr(r.ratios, name)
+        for name in SCORE_NAMES:
+            score = (r.scores or {}).get(name)
+            row[name] = None if score is None else score.score
+        row |= {
+            "evidence_share": r.evidence.share,
+            "input_tokens": r.usage.input_tokens,
+            "output_tokens": r.usage.output_tokens,
+            "calls": r.usage.calls,
+            "cost_usd": r.usage.cost_usd,
+            "provider": None if r.judge is None else r.judge.provider,
+            "model": None if r.judge is None else r.judge.model,
+            "answer_words": r.answer_stats.words,
+        }
+        row |= {f"metadata.{key}": value for key, value in r.metadata.items()}
+        rows.append(row)
+    return rows
