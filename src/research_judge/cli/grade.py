@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 from typing import Any
@@ -154,5 +153,13 @@ def _temperature(text: str) -> float | None:
 
 def run_grade(args: argparse.Namespace) -> int:
     from ._grading import execute
+    from ._stopping import run_stoppable, saved_lines
 
-    return asyncio.run(execute(args, sys.stderr, sys.stdout))
+    def stopped(how: str) -> None:
+        print(
+            f"research-judge grade: {how}: {saved_lines(args.out)} session(s) are saved in "
+            f"{args.out}; run the same command again to resume",
+            file=sys.stderr,
+        )
+
+    return run_stoppable(lambda: execute(args, sys.stderr, sys.stdout), stopped)
