@@ -9,7 +9,6 @@ verdict, so it stays out of every statistic. Transport failures are retried belo
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Generic, TypeVar
@@ -51,6 +50,7 @@ from ..results.model import (
 from ..safety import jsonin
 from ..sessions.model import Session
 from .evidence import CheckedVerdict, EvidenceChecker
+from .markers import marker_nonce
 from .policy import VerdictPolicy
 from .prompts import PromptSet
 from .ratios import compute_ratios
@@ -146,7 +146,7 @@ class Judge:
 
     def first_requests(self, session: Session) -> tuple[JudgeRequest, JudgeRequest]:
         """The two opening requests for a session (also what ``--dry-run`` estimates)."""
-        nonce = _nonce(session)
+        nonce = marker_nonce(session)
         variables: dict[str, Any] = {
             "nonce": nonce,
             "question": session.question,
@@ -357,18 +357,3 @@ def _verdict_record(checked: CheckedVerdict) -> VerdictRecord:
         source=v.source if claim else None,
         claim_verified=checked.claim_verified if claim else None,
     )
-
-
-def _nonce(session: Session) -> str:
-    """A marker tag derived from everything the prompt prints of the session.
-
-    Text cannot forge a closing marker, because the marker depends on the text containing it.
-    """
-    digest = hashlib.sha256()
-    parts = [session.question, session.answer]
-    for ref in session.trajectory:
-        parts += [ref.id, ref.title or "", ref.url or "", ref.content]
-    for part in parts:
-        digest.update(part.encode("utf-8", "surrogatepass"))
-        digest.update(b"\0")
-    return digest.hexdigest()[:12]
