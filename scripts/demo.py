@@ -6,7 +6,10 @@
 3. grade the previous agent version's answers to the same questions (fixtures/baseline/) and
    compare against them, per criterion;
 4. write the HTML and Markdown reports;
-5. the deterministic task harness on two scripted agent versions.
+5. convert agent logs (a multi-agent OpenTelemetry trace, an Anthropic log with server tools and
+   citations, an OpenAI log whose agent offloaded a tool result to storage), grade them with the
+   offloaded text read back (``--store``) and show the citation audit;
+6. the deterministic task harness on two scripted agent versions.
 Each step runs the real ``research-judge`` command and shows it.
 """
 
@@ -64,11 +67,11 @@ def main() -> int:
         ok=(2,),
     )
     step(
-        "validate: how far can this judge be trusted? (against the team's labels)",
-        "validate",
-        str(results),
-        "--labels",
-        labels,
+        "validate: how far can this judge be trusted? (against the team's labels, gated: "
+        "exit 1 when a bar is missed)",
+        *("validate", str(results), "--labels", labels),
+        *("--min-kappa", "0.4", "--min-fail-agreement", "0.7"),
+        ok=(0, 1),
     )
     grade(
         "grade the previous agent version (v11) on the same questions, same recorded judge",
@@ -88,9 +91,48 @@ def main() -> int:
         *("--html", str(OUT / "report.html"), "--md", str(OUT / "report.md")),
         *("--baseline", str(baseline)),
     )
+    _agent_logs()
     _harness()
     print(f"\nHTML report: {OUT / 'report.html'}")
     return 0
+
+
+def _agent_logs() -> None:
+    from fixtures.agent_logs import LOGS, STUB_PATTERN
+    from research_judge.results.model import read_results
+
+    logs = FIX / "agent_logs"
+    parts = []
+    for fmt, name in LOGS:
+        part = OUT / f"agent-{fmt}.jsonl"
+        step(
+            f"convert: {fmt} log -> sessions (references keep their agent, tool and arguments)",
+            *("convert", fmt, str(logs / name), "--out", str(part)),
+            *("--stub-pattern", STUB_PATTERN),
+        )
+        parts.append(part)
+    sessions, results = OUT / "agent-sessions.jsonl", OUT / "agent-results.jsonl"
+    sessions.write_text("".join(p.read_text(encoding="utf-8") for p in parts), encoding="utf-8")
+    print(f"\n(joined {', '.join(p.name for p in parts)} into {sessions.name})")
+    step(
+        "grade the converted logs; the offloaded tool result is read from the store",
+        *("grade", str(sessions), "--out", str(results), *RECORDED_JUDGE),
+        *("--store", str(logs / "store")),
+    )
+    print("\n=== the citation audit: each claim's citations against the judge's verdict")
+    for r in read_results(results):
+        audit = r.citations
+        if audit is None:
+            continue
+        statuses = ", ".join(f"{c.id} {c.status}" for c in audit.claims)
+        print(
+            f"{r.session_id}: precision {_num(audit.precision)}, recall {_num(audit.recall)} "
+            f"({statuses})"
+        )
+
+
+def _num(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
 
 
 def _harness() -> None:

@@ -26,9 +26,15 @@ from research_judge.clients import RecordingClient, ScriptedClient
 from research_judge.clients.base import JudgeRequest
 from research_judge.engine import RunOptions, grade_file
 from research_judge.judge.grader import Judge
+from research_judge.sessions.convert import ConvertOptions, compile_stub_pattern, convert_files
+from research_judge.sessions.store import FolderStore
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
+sys.path.insert(0, str(ROOT))
+from fixtures.agent_logs import LOGS, STUB_PATTERN  # noqa: E402
+
+AGENT_LOGS = FIXTURES / "agent_logs"
 PROVIDER, MODEL = "scripted", "authored-lenient-judge"
 # (sessions file, the authored replies that answer its judge calls), relative to fixtures/.
 # Identical requests share one recording and the last write wins: bad_sessions.jsonl stays last
@@ -77,8 +83,32 @@ async def main() -> int:
                 FIXTURES / name, Path(tmp) / f"{number}.results", judge, RunOptions(concurrency=4)
             )
             print(f"{name}: graded {stats.graded}, errors {stats.errors}", file=sys.stderr)
+        await _record_agent_logs(Path(tmp), target)
     print(f"wrote {len(list(target.glob('*.json')))} exchanges to {target}", file=sys.stderr)
     return 0
+
+
+async def _record_agent_logs(tmp: Path, target: Path) -> None:
+    """The agent logs as ``make demo`` converts them, graded with the offloaded text read back."""
+    sessions = tmp / "agent-sessions.jsonl"
+    options = ConvertOptions(stub_pattern=compile_stub_pattern(STUB_PATTERN))
+    with sessions.open("w", encoding="utf-8") as joined:
+        for fmt, name in LOGS:
+            part = tmp / f"{fmt}.jsonl"
+            convert_files(fmt, [AGENT_LOGS / name], part, options)
+            joined.write(part.read_text(encoding="utf-8"))
+    replies = load_replies(AGENT_LOGS / "judge_replies.jsonl")
+    client = RecordingClient(
+        ScriptedClient(responder_for(replies), provider=PROVIDER, model=MODEL), target
+    )
+    stats = await grade_file(
+        sessions,
+        tmp / "agent.results",
+        Judge(client),
+        RunOptions(concurrency=4),
+        store=FolderStore(AGENT_LOGS / "store"),
+    )
+    print(f"agent logs: graded {stats.graded}, errors {stats.errors}", file=sys.stderr)
 
 
 if __name__ == "__main__":

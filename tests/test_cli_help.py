@@ -31,7 +31,8 @@ def test_every_flag_of_every_verb_has_help() -> None:
 
 
 @pytest.mark.parametrize(
-    "verb", [["grade"], ["validate"], ["compare"], ["report"], ["tasks"], ["tasks", "run"]]
+    "verb",
+    [["grade"], ["validate"], ["compare"], ["report"], ["stability"], ["tasks"], ["tasks", "run"]],
 )
 def test_help_exits_zero(verb: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
@@ -40,7 +41,7 @@ def test_help_exits_zero(verb: list[str], capsys: pytest.CaptureFixture[str]) ->
     assert "usage: research-judge" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("verb", ["grade", "validate", "compare", "report", "tasks"])
+@pytest.mark.parametrize("verb", ["grade", "validate", "compare", "report", "stability", "tasks"])
 def test_help_loads_no_network_or_statistics_library(verb: str) -> None:
     code = (
         "import sys\n"

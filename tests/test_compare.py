@@ -200,7 +200,7 @@ def test_signed_rank_on_criteria_tells_noise_from_a_real_drop() -> None:
     base6 = [make_result(f"s{i}", scores=(3, 2, 3)) for i in range(6)]
     cur6 = [make_result(f"s{i}", scores=(2, 2, 3)) for i in range(6)]
     eff = compare_runs(base6, cur6).to_dict()["criteria"]["effectiveness"]
-    assert eff["test"] == "wilcoxon_signed_rank"
+    assert eff["test"] == "wilcoxon_signed_rank_exact"
     assert eff["p_value"] == pytest.approx(2 / 2**6) and eff["significant"] is True
     # Nine drops, one rise, one unchanged session (dropped from the test as a zero). With equal
     # magnitudes the signed-rank test is a sign test: p = 2 * P(X <= 1 | 10, 1/2).

@@ -29,6 +29,9 @@ def test_the_demo_runs_offline_and_writes_the_report(tmp_path: Path) -> None:
     assert "sessions 20: graded 20, errors 0" in out
     assert "fixtures/bad_sessions.jsonl:2: not valid JSON" in done.stdout + done.stderr
     assert "agrees on 92% of human passes and 50% of human fails" in out
+    assert "do not trust this judge to catch failures: it agrees on 50% of 8 human fails" in out
+    assert "corrected for the judge's errors (Rogan-Gladen): 60.0%" in out
+    assert "Gates: FAILED" in out and "below the bar 0.7 (--min-fail-agreement)" in out
     assert "Regressions (pass -> fail) (1):\n  s-0016" in out
     assert "WARNING: 1 metric dropped by more than 0.05 (structure)" in out
     assert "regressions (1): multiply" in out and "fixes (1): author" in out

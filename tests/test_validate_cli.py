@@ -62,7 +62,9 @@ def test_text_output_starts_with_the_headline(
     results, labels = write_run(tmp_path, (66, 2, 16, 16))
     assert main(["validate", str(results), "--labels", str(labels), "--bootstrap", "0"]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[2].startswith("lenient:")
+    # Trust first (kappa's interval, agreement on human fails), then the lean.
+    assert out.splitlines()[2].startswith("do not trust this judge to catch failures")
+    assert "Lean: lenient:" in out.splitlines()[2]
     assert "analytic (normal, Fleiss-Cohen-Everitt SE)" in out
 
 

@@ -156,3 +156,73 @@ def test_chars_are_used_when_words_are_missing() -> None:
     assert out.unit == "chars"
     assert out.model is not None and out.model.odds_ratio_ci is not None
     assert out.model.odds_ratio_ci[0] > 1
+
+
+def _statsmodels_or(z: npt.NDArray[np.float64], y: npt.NDArray[np.bool_], *extra: object) -> tuple:
+    import statsmodels.api as sm
+
+    design = sm.add_constant(np.column_stack([z, *extra]) if extra else z[:, None])
+    fit = sm.Logit(y.astype(float), design).fit(disp=0, method="newton", maxiter=200)
+    low, high = np.exp(fit.conf_int()[1])
+    return float(np.exp(fit.params[1])), (float(low), float(high))
+
+
+def test_lenient_judge_passing_every_human_fail_is_fitted_on_the_class_that_varies() -> None:
+    # The judge passes every human fail; among human passes it passes longer answers more often.
+    rng = np.random.default_rng(11)
+    n = 300
+    human = rng.random(n) < 0.5
+    log_words = rng.normal(6.0, 0.6, n)
+    z_all = (log_words - log_words.mean()) / log_words.std()
+    judge = ~human | (rng.random(n) < 1 / (1 + np.exp(-(0.3 + 1.0 * z_all))))
+    out = length_bias(paired(human, judge, np.expm1(log_words)))
+    assert out.model is not None and out.model.odds_ratio_per_sd is not None, out.reading
+    assert out.model.scope.startswith("human passes only")
+    assert out.model.n == int(human.sum())
+    ref_or, ref_ci = _statsmodels_or(z_all[human], judge[human])
+    assert out.model.odds_ratio_per_sd == pytest.approx(ref_or, rel=1e-5)
+    assert out.model.odds_ratio_ci == pytest.approx(ref_ci, rel=1e-4)
+    assert out.reading.startswith("longer answers pass more often")
+
+
+def test_near_perfect_judge_still_gets_its_length_odds_ratio() -> None:
+    # One disagreement each way in 400: the human-label coefficient is large (about 10.6) but
+    # finite, the length one ordinary; only a guard on the wrong coefficient calls it separation.
+    rng = np.random.default_rng(0)
+    n = 400
+    human = rng.random(n) < 0.5
+    log_words = rng.normal(6.0, 0.6, n)
+    judge = human.copy()
+    judge[rng.choice(np.flatnonzero(human), 1)] = False
+    judge[rng.choice(np.flatnonzero(~human), 1)] = True
+    out = length_bias(paired(human, judge, np.expm1(log_words)))
+    assert out.model is not None and out.model.odds_ratio_per_sd is not None, out.reading
+    z_all = (log_words - log_words.mean()) / log_words.std()
+    ref_or, ref_ci = _statsmodels_or(z_all, judge, human.astype(float))
+    assert out.model.odds_ratio_per_sd == pytest.approx(ref_or, rel=1e-3)
+    assert out.model.odds_ratio_ci == pytest.approx(ref_ci, rel=1e-3)
+
+
+def test_the_reported_sd_is_the_unit_of_the_odds_ratio() -> None:
+    data = synthetic(length_effect=1.0, seed=2, n=600)
+    judge = data.judge_pass | data.human_pass  # fitted on human fails only
+    out = length_bias(paired(data.human_pass, judge, data.words))
+    x = np.log1p(data.words)
+    assert out.sd_log_length == pytest.approx(float(x.std()))
+    fails = ~data.human_pass
+    ref_or, _ = _statsmodels_or((x[fails] - x.mean()) / x.std(), judge[fails])
+    assert out.model is not None and out.model.odds_ratio_per_sd == pytest.approx(ref_or, rel=1e-5)
+
+
+def test_equal_length_answers_are_not_read_as_length_predicting_the_verdict() -> None:
+    import warnings
+
+    rng = np.random.default_rng(1)
+    human = rng.random(80) < 0.5
+    judge = rng.random(80) < 0.6
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no library warning either
+        out = length_bias(paired(human, judge, np.full(80, 37.0)))
+    assert out.model is not None and out.model.odds_ratio_per_sd is None
+    assert "same length" in out.model.note
+    assert "predicts" not in out.reading and "separation" not in out.reading

@@ -57,9 +57,12 @@ def test_lenient_run_has_the_contract_keys_and_figures() -> None:
     assert report["cohen_kappa"] == pytest.approx(0.532, abs=5e-4)
     assert isinstance(report["cohen_kappa_ci"], list) and len(report["cohen_kappa_ci"]) == 2
     assert report["mcnemar"]["direction"] == "lenient"
-    assert report["headline"].startswith("lenient:")
+    assert report["headline"].startswith("do not trust this judge to catch failures: it agrees")
+    assert "Lean: lenient:" in report["headline"]
     assert report["guidance"]["labels_needed_for_kappa"] == 323  # 100 * (1.96 * 0.0917 / 0.1)^2
-    assert report["guidance"]["human_fails_needed_for_rate"] == 97  # p = 0.5: 1.96^2 / 4 / 0.01
+    # p = 0.5: the Wilson interval the report shows is within +/-0.10 from 93 items (92 is not);
+    # the Wald shortcut 1.96^2 / 4 / 0.01 would say 97.
+    assert report["guidance"]["human_fails_needed_for_rate"] == 93
     assert not any("fewer than 30" in w for w in report["warnings"])  # 32 fails, 68 passes
     dumps(report)
 
@@ -176,7 +179,8 @@ def test_text_report_leads_with_the_headline_and_shows_each_section() -> None:
     results, labels = from_table(66, 2, 16, 16)
     text = render_text(validate_run(results, Labels("l", labels), n_boot=500))
     lines = text.splitlines()
-    assert lines[2].startswith("lenient: agrees on 97% of human passes but 50% of human fails")
+    assert lines[2].startswith("do not trust this judge to catch failures")
+    assert "Lean: lenient: agrees on 97% of human passes but 50% of human fails" in lines[2]
     for needle in (
         "human pass",
         "raw agreement",

@@ -36,6 +36,7 @@ from .report import DEFAULT_WORST
 from .results.model import Result, read_results
 from .results.sink import ResultsList
 from .sessions.model import Session, describe_validation_error, iter_sessions
+from .sessions.store import open_store
 
 if TYPE_CHECKING:
     import pandas
@@ -77,6 +78,7 @@ async def agrade(
     policy: VerdictPolicy | PathLike | None = None,
     prices: PriceTable | PathLike | None = None,
     progress: bool = False,
+    store: str | None = None,
 ) -> list[Result]:
     """Grade ``sessions`` and return one ``Result`` per session, in input order.
 
@@ -85,7 +87,8 @@ async def agrade(
     nothing is sent. The settings and their defaults are the ``grade`` command's (``cache``
     is ``not --no-cache``; ``policy`` a ``VerdictPolicy`` or a TOML file with a [policy] table;
     ``prices`` a ``PriceTable`` or a price file adding to the shipped table). ``progress``
-    prints the CLI's progress line on stderr.
+    prints the CLI's progress line on stderr. ``store`` (a folder or ``s3://bucket/prefix``) is
+    where references with ``content_ref`` are read from, as ``grade --store``.
 
     A provider that stays down raises ``ProviderDownError``; a prompt template that cannot
     render a session raises ``ConfigError``. Every other failure is one session's ``error``.
@@ -113,6 +116,7 @@ async def agrade(
     table = prices if isinstance(prices, PriceTable) else PriceTable.load(_path(prices))
     prompt_set = PromptSet(_path(prompts))
     sink = ResultsList()
+    content_store = open_store(store) if store is not None else None
     client = build_client(settings)
     try:
         judge = Judge(
@@ -120,7 +124,12 @@ async def agrade(
         )
         shown = Progress(len(items), stream=sys.stderr) if progress else None
         await grade_sessions(
-            items, sink, judge, RunOptions(concurrency=concurrency), progress=shown
+            items,
+            sink,
+            judge,
+            RunOptions(concurrency=concurrency),
+            progress=shown,
+            store=content_store,
         )
     finally:
         await client.aclose()
@@ -159,15 +168,25 @@ def validate(
     *,
     seed: int = 0,
     n_boot: int = 10_000,
+    min_kappa: float | None = None,
+    min_fail_agreement: float | None = None,
 ) -> ValidationReport:
     """The judge's agreement with human labels; ``.to_dict()`` is ``validate --json``.
 
     ``labels``: a mapping session id -> ``"pass"``/``"fail"``, a ``Labels``, or a labels file
-    (CSV or JSONL, as for ``validate --labels``).
+    (CSV or JSONL, as for ``validate --labels``). ``min_kappa`` / ``min_fail_agreement`` set
+    the gates of ``validate --min-kappa / --min-fail-agreement``: ``.gates_passed``.
     """
     from .validate import validate_run
 
-    return validate_run(_results(results), _labels(labels), seed=seed, n_boot=n_boot)
+    return validate_run(
+        _results(results),
+        _labels(labels),
+        seed=seed,
+        n_boot=n_boot,
+        min_kappa=min_kappa,
+        min_fail_agreement=min_fail_agreement,
+    )
 
 
 def compare(
@@ -176,9 +195,12 @@ def compare(
     *,
     threshold: float = DEFAULT_THRESHOLD,
     critical_threshold: float = DEFAULT_CRITICAL_THRESHOLD,
+    rejudged: ResultsInput | None = None,
 ) -> Comparison:
     """``current`` against ``baseline`` on their common sessions; ``.to_dict()`` is
-    ``compare --json``, ``.regressions`` the ids that passed before and fail now."""
+    ``compare --json``, ``.regressions`` the ids that passed before and fail now. ``rejudged``
+    (the baseline's sessions graded by the current judge) splits each delta into judge shift
+    and agent change, as ``compare --rejudged``."""
     from .compare import compare_runs
 
     return compare_runs(
@@ -186,6 +208,7 @@ def compare(
         _results(current),
         threshold=threshold,
         critical_threshold=critical_threshold,
+        rejudged=None if rejudged is None else _results(rejudged),
     )
 
 
@@ -196,6 +219,7 @@ def write_report(
     md: PathLike | None = None,
     labels: LabelsInput | None = None,
     baseline: ResultsInput | None = None,
+    rejudged: ResultsInput | None = None,
     worst: int = DEFAULT_WORST,
     threshold: float = DEFAULT_THRESHOLD,
 ) -> None:
@@ -208,6 +232,7 @@ def write_report(
         md=None if md is None else Path(md),
         labels=None if labels is None else _labels(labels),
         baseline=None if baseline is None else _results(baseline),
+        rejudged=None if rejudged is None else _results(rejudged),
         worst=worst,
         threshold=threshold,
     )

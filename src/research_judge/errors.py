@@ -35,6 +35,7 @@ class ErrorKind(StrEnum):
     REPLAY_MISS = "replay_miss"  # --replay had no recording of the request
     JUDGE_OUTPUT = "judge_output"  # every attempt's reply broke the wire format
     INTERNAL = "internal"  # a bug of ours, caught so it costs one session, not the run
+    CONTENT_REF = "content_ref"  # an offloaded tool result could not be read from the store
 
 
 class ResearchJudgeError(Exception):
@@ -65,6 +66,17 @@ class InputFileError(UserError):
 
 class ConfigError(UserError):
     """An invalid setting (flag, config file value, environment)."""
+
+
+class ContentRefError(UserError):
+    """A reference's ``content_ref`` could not be read from the store: that session's error."""
+
+    def __init__(self, reference_id: str, content_ref: str, why: str) -> None:
+        self.reference_id = reference_id
+        self.content_ref = content_ref
+        super().__init__(
+            f"reference {reference_id!r}: cannot read content_ref {content_ref!r}: {why}"
+        )
 
 
 class ReplayMissError(UserError):

@@ -14,9 +14,9 @@ import sys
 from collections.abc import Callable, Sequence
 
 from ..errors import ExitCode, ResearchJudgeError
-from . import compare, grade, report, tasks, validate
+from . import compare, convert, grade, report, stability, tasks, validate
 
-VERBS = (grade, validate, compare, report, tasks)
+VERBS = (grade, validate, compare, report, stability, tasks, convert)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -46,6 +46,13 @@ def register(subparsers: Any) -> None:
         help="a pass-rate drop beyond X is flagged critical rather than warning "
         "(default %(default)s)",
     )
+    p.add_argument(
+        "--rejudged",
+        metavar="REJUDGED.jsonl",
+        help="the baseline's sessions graded by the current judge: splits every delta into "
+        "judge_shift (REJUDGED - BASELINE) and agent_change (CURRENT - REJUDGED), each with "
+        "its paired test",
+    )
     p.set_defaults(run=run)
 
 
@@ -55,11 +62,13 @@ def run(args: argparse.Namespace) -> int:
 
     baseline = read_results(args.baseline)
     current = read_results(args.current)
+    rejudged = None if args.rejudged is None else read_results(args.rejudged)
     cmp = compare_runs(
         baseline,
         current,
         threshold=args.threshold,
         critical_threshold=args.critical_threshold,
+        rejudged=rejudged,
     )
     if cmp.n_common == 0:
         # A gate that passes because it compared nothing would hide a broken pipeline.

@@ -62,6 +62,15 @@ def register(subparsers: Any) -> None:
         default=_JUDGE.temperature,
         help="sampling temperature; 'none' sends none (reasoning models accept only their own)",
     )
+    judge.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        metavar="K",
+        help="K judge samples of every call (set --temperature above 0); the session gets the "
+        "majority verdict, mean ratios and median scores, and every sample is kept in its "
+        "result for `research-judge stability` (default 1)",
+    )
     judge.add_argument("--prompts", metavar="DIR", help="folder of prompt templates to use")
     judge.add_argument(
         "--strict-evidence",
@@ -111,6 +120,13 @@ def register(subparsers: Any) -> None:
         "--cache-dir",
         type=Path,
         help=f"response cache folder (default: {default_cache_dir()}, or under $XDG_CACHE_HOME)",
+    )
+    run.add_argument(
+        "--store",
+        metavar="ROOT",
+        help="where offloaded tool results live (references with content_ref): a folder or "
+        "s3://bucket/prefix on any S3-compatible store, endpoint and credentials from the AWS "
+        "environment (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, ...); needs research-judge[s3] for s3",
     )
     run.add_argument("--record", metavar="DIR", help="save every judge exchange as JSON in DIR")
     run.add_argument("--replay", metavar="DIR", help="answer only from exchanges saved in DIR")

@@ -42,6 +42,12 @@ def register(subparsers: Any) -> None:
         help="results of an older run: adds the comparison table, regressions and fixes",
     )
     p.add_argument(
+        "--rejudged",
+        metavar="REJUDGED.jsonl",
+        help="with --baseline: the baseline's sessions graded by the current judge; adds the "
+        "judge shift / agent change split",
+    )
+    p.add_argument(
         "--worst",
         type=int,
         default=DEFAULT_WORST,
@@ -64,12 +70,16 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("give --html OUT.html and/or --md OUT.md: there is nothing to write")
     from ..report import write_report
 
+    if args.rejudged is not None and args.baseline is None:
+        raise ConfigError("--rejudged needs --baseline: it splits the baseline comparison")
+
     write_report(
         args.results,
         html=args.html,
         md=args.md,
         labels=args.labels,
         baseline=args.baseline,
+        rejudged=args.rejudged,
         worst=args.worst,
         threshold=args.threshold,
     )

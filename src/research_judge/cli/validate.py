@@ -16,6 +16,9 @@ confidence intervals, agreement on human passes and on human fails separately (a
 agrees on the first far more than the second), an exact McNemar test of the direction of
 disagreement, per-criterion weighted kappa, a length-bias test, and how many more labels would
 make the numbers precise. Sessions the judge errored on are left out and listed, never counted.
+It also corrects the judge's pass rate over the whole results file for the judge's measured
+errors (Rogan-Gladen). Exit 0, or 1 when a --min-kappa / --min-fail-agreement bar is not met
+(each failed bar is printed), or 2 on bad input.
 """
 
 
@@ -53,18 +56,56 @@ def register(subparsers: Any) -> None:
         help="bootstrap resamples for the kappa interval (default: 10000; 0 uses the analytic "
         "interval only)",
     )
+    p.add_argument(
+        "--min-kappa",
+        type=float,
+        metavar="X",
+        help="gate: exit 1 when Cohen's kappa is below X (or undefined); the report shows the bar",
+    )
+    p.add_argument(
+        "--min-fail-agreement",
+        type=float,
+        metavar="Y",
+        help="gate: exit 1 when the judge agrees on less than this share (0-1) of human fails",
+    )
+    p.add_argument(
+        "--suggest",
+        type=int,
+        metavar="N",
+        help="also write a CSV of the N unlabelled graded sessions to label next: judge passes "
+        "and fails alternate, each nearest the verdict threshold first (see --suggest-out)",
+    )
+    p.add_argument(
+        "--suggest-out",
+        default="suggested-labels.csv",
+        metavar="PATH",
+        help="where --suggest writes its CSV (default %(default)s; never overwritten)",
+    )
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..results.model import read_results
     from ..validate import read_labels, render_text, validate_run
+    from ..validate.gates import check_bars
 
     if args.bootstrap < 0:
         raise ConfigError(f"--bootstrap must be 0 or more, got {args.bootstrap}")
+    check_bars(args.min_kappa, args.min_fail_agreement)
+    if args.suggest is not None and args.suggest < 1:
+        raise ConfigError(f"--suggest must be 1 or more, got {args.suggest}")
     labels = read_labels(args.labels)
     results = read_results(args.results)
-    report = validate_run(results, labels, seed=args.seed, n_boot=args.bootstrap)
+    if args.suggest is not None:
+        _write_suggestions(results, labels, args.suggest, args.suggest_out)
+    report = validate_run(
+        results,
+        labels,
+        seed=args.seed,
+        n_boot=args.bootstrap,
+        min_kappa=args.min_kappa,
+        min_fail_agreement=args.min_fail_agreement,
+    )
     if args.json:
         print(json.dumps(report.to_dict(), indent=2, allow_nan=False))
     else:
@@ -77,4 +118,21 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return ExitCode.FAILED
-    return ExitCode.OK
+    failed = [g for g in report.gates if not g.passed]
+    for gate in failed:
+        print(f"research-judge validate: gate failed: {gate.message}", file=sys.stderr)
+    return ExitCode.FLAGGED if failed else ExitCode.OK
+
+
+def _write_suggestions(results: Any, labels: Any, n: int, path: str) -> None:
+    from ..validate.suggest import suggest, write_suggestions
+
+    picked = suggest(results, labels, n)
+    write_suggestions(path, picked)
+    fails = sum(s.judge_verdict == "fail" for s in picked)
+    short = f" (only {len(picked)} unlabelled graded sessions)" if len(picked) < n else ""
+    print(
+        f"research-judge validate: wrote {len(picked)} sessions to label to {path}{short}: "
+        f"{fails} judge fails and {len(picked) - fails} judge passes, nearest the threshold first",
+        file=sys.stderr,
+    )

@@ -39,6 +39,9 @@ class JudgeRequest:
     max_output_tokens: int = 4096
     temperature: float | None = 0.0
     session_id: str = ""
+    # Which of `grade --repeats K` samples this is. It enters the hash only when non-zero, so
+    # single-sample keys (cache, recordings) are exactly what they were before repeats existed.
+    sample: int = 0
     # ``key()`` per (provider, model, variant), kept on first use: the response cache looks a
     # request up and then records it, and hashing a whole prompt is the costliest step of
     # either. ``replace`` builds a new request with an empty one.
@@ -64,7 +67,7 @@ class JudgeRequest:
             "schema": self.schema,
             "max_output_tokens": self.max_output_tokens,
             "temperature": self.temperature,
-        }
+        } | ({"sample": self.sample} if self.sample else {})
 
     def key(self, provider: str, model: str, variant: str = "") -> str:
         """SHA-256 of the canonical JSON (sorted keys, no whitespace): the record/cache key."""

@@ -20,10 +20,11 @@ from collections.abc import Iterable, Sequence
 from statistics import fmean
 
 from ..errors import ConfigError
-from ..results.model import CRITERIA, Result
+from ..results.model import CITATION_NAMES, CRITERIA, Result
 from ..stats.paired import PairedTest, mcnemar_exact, signed_rank
 from .judges import RunJudges, describe_change, judge_changed
 from .model import JUDGE_CHANGED, Comparison, Flag, MetricDelta, SessionMove
+from .rejudged import REJUDGE_HINT, decompose
 
 PASS_RATE = "pass_rate"
 _FLOAT_SLACK = 1e-9
@@ -48,8 +49,13 @@ def compare_runs(
     threshold: float = DEFAULT_THRESHOLD,
     critical_threshold: float = DEFAULT_CRITICAL_THRESHOLD,
     top_movers: int = 10,
+    rejudged: Sequence[Result] | None = None,
 ) -> Comparison:
-    """Compare ``current`` against ``baseline``; see the module docstring for the rules."""
+    """Compare ``current`` against ``baseline``; see the module docstring for the rules.
+
+    ``rejudged`` (the baseline's sessions graded by the current judge) splits every delta into
+    judge shift and agent change (see ``compare.rejudged``).
+    """
     for name, value in (("threshold", threshold), ("critical threshold", critical_threshold)):
         if not math.isfinite(value) or value < 0:
             raise ConfigError(f"{name} must be a finite number >= 0, got {value}")
@@ -69,9 +75,14 @@ def compare_runs(
         len(graded),
         mcnemar_exact(len(regressions), len(fixed), len(graded)),
     )
-    criteria = {name: _criterion_delta(name, graded) for name in CRITERIA}
+    # The citation audit's ratios join when either run has them (older results do not).
+    audited = any(r.citations is not None for r in (*baseline, *current))
+    names = (*CRITERIA, *CITATION_NAMES) if audited else CRITERIA
+    criteria = {name: _criterion_delta(name, graded) for name in names}
     flags = _flags([pass_rate, *criteria.values()], threshold, critical_threshold)
 
+    if rejudged is not None:
+        _by_id(rejudged, "rejudged")
     base_judges, cur_judges = RunJudges.of(baseline), RunJudges.of(current)
     changed = judge_changed(base_judges, cur_judges)
     comparison = Comparison(
@@ -97,8 +108,11 @@ def compare_runs(
         movers=_movers(graded, top_movers),
         threshold=threshold,
         critical_threshold=critical_threshold,
+        decomposition=None if rejudged is None else decompose(baseline, current, rejudged),
     )
     comparison.warnings.extend(_warnings(comparison, base_judges, cur_judges))
+    if comparison.decomposition is not None:
+        comparison.warnings.extend(comparison.decomposition.warnings)
     return comparison
 
 
@@ -159,6 +173,8 @@ def _warnings(cmp: Comparison, base: RunJudges, cur: RunJudges) -> list[str]:
     if cmp.judge_changed and base.main is not None and cur.main is not None:
         detail = "; ".join(describe_change(base.main, cur.main)) or "judge set differs"
         out.append(f"{JUDGE_CHANGED} ({detail})")
+        if cmp.decomposition is None:
+            out.append(REJUDGE_HINT)
     for side, judges in (("baseline", base), ("current", cur)):
         if judges.main is None:
             out.append(f"cannot tell whether the judge changed: the {side} run records no judge")

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..stats.paired import PairedTest
+from .rejudged import Decomposition
 
 Severity = Literal["warning", "critical"]
 # Said wherever a comparison is shown (text, warnings, HTML, Markdown) when the judges differ.
@@ -107,6 +108,8 @@ class Comparison:
     threshold: float
     critical_threshold: float
     warnings: list[str] = field(default_factory=list)
+    # With --rejudged: each metric's delta split into judge shift and agent change.
+    decomposition: Decomposition | None = None
 
     @property
     def pass_to_fail(self) -> int:
@@ -122,7 +125,7 @@ class Comparison:
 
     @property
     def metrics(self) -> list[MetricDelta]:
-        """The pass rate, then the six criteria: the rows of every comparison table."""
+        """The pass rate, then the criteria and citation ratios: the rows of every table."""
         return [self.pass_rate, *self.criteria.values()]
 
     def flag_for(self, metric: str) -> Flag | None:
@@ -137,13 +140,21 @@ class Comparison:
         pass_rate["n"] = self.n_graded_both
         pass_rate["pass_to_fail"] = self.pass_to_fail
         pass_rate["fail_to_pass"] = self.fail_to_pass
+        criteria = {name: m.to_dict() for name, m in self.criteria.items()}
+        extra: dict[str, Any] = {}
+        if self.decomposition is not None:
+            splits = self.decomposition.metrics
+            pass_rate.update(splits["pass_rate"].to_dict())
+            for name, entry in criteria.items():
+                entry.update(splits[name].to_dict())
+            extra["rejudged"] = self.decomposition.to_dict()
         return {
             "n_common": self.n_common,
             "n_graded_both": self.n_graded_both,
             "only_in_baseline": list(self.only_in_baseline),
             "only_in_current": list(self.only_in_current),
             "pass_rate": pass_rate,
-            "criteria": {name: m.to_dict() for name, m in self.criteria.items()},
+            "criteria": criteria,
             "regressions": list(self.regressions),
             "fixed": list(self.fixed),
             "newly_errored": list(self.newly_errored),
@@ -154,4 +165,5 @@ class Comparison:
             "threshold": self.threshold,
             "critical_threshold": self.critical_threshold,
             "warnings": list(self.warnings),
+            **extra,
         }

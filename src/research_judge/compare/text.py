@@ -5,6 +5,11 @@ from __future__ import annotations
 from .model import JUDGE_CHANGED, Comparison, Flag, MetricDelta
 
 _IDS_PER_LINE = 8
+TESTS_NOTE = (
+    "p: pass rate, exact McNemar; criteria, exact signed-rank test on changes at the stored "
+    "precision (tied ranks permuted exactly; the sign test when every change is the same size; "
+    "normal approximation above 400 moved sessions)"
+)
 
 
 def render_text(cmp: Comparison) -> str:
@@ -14,7 +19,11 @@ def render_text(cmp: Comparison) -> str:
         lines.append(f"!! {JUDGE_CHANGED}")
     lines.append("")
     lines.extend(_table(cmp))
+    lines.append(TESTS_NOTE)
     lines.append("")
+    if cmp.decomposition is not None:
+        lines.extend(_split_table(cmp))
+        lines.append("")
     lines.extend(_ids("Regressions (pass -> fail)", cmp.regressions))
     lines.extend(_ids("Fixed (fail -> pass)", cmp.fixed))
     if cmp.movers:
@@ -43,7 +52,7 @@ def _summary(cmp: Comparison) -> str:
 
 
 def _table(cmp: Comparison) -> list[str]:
-    header = f"{'metric':<14}{'baseline':>10}{'current':>10}{'delta':>10}{'p':>9}{'pairs':>7}  flag"
+    header = f"{'metric':<19}{'baseline':>10}{'current':>10}{'delta':>10}{'p':>9}{'pairs':>7}  flag"
     rows = [header, "-" * len(header)]
     rows.extend(_row(m, cmp.flag_for(m.metric)) for m in cmp.metrics)
     return rows
@@ -57,9 +66,32 @@ def _row(m: MetricDelta, flag: Flag | None) -> str:
         if flag.test.significant is False:
             mark += " (within noise)"
     return (
-        f"{m.metric:<14}{_num(m.baseline):>10}{_num(m.current):>10}{_num(m.delta, signed=True):>10}"
+        f"{m.metric:<19}{_num(m.baseline):>10}{_num(m.current):>10}{_num(m.delta, signed=True):>10}"
         f"{p:>9}{m.test.n_pairs:>7}  {mark}"
     ).rstrip()
+
+
+def _split_table(cmp: Comparison) -> list[str]:
+    d = cmp.decomposition
+    assert d is not None
+    header = f"{'metric':<14}{'judge shift':>12}{'p':>9}{'agent change':>14}{'p':>9}  moved"
+    rows = [
+        f"Judge shift (rejudged - baseline) or agent change (current - rejudged), "
+        f"on {d.n_sessions} sessions graded in all three runs:",
+        header,
+        "-" * len(header),
+    ]
+    for name, split in d.metrics.items():
+        j, a = split.judge_shift, split.agent_change
+        rows.append(
+            f"{name:<14}{_num(j.delta, signed=True):>12}{_p(j.test.p_value):>9}"
+            f"{_num(a.delta, signed=True):>14}{_p(a.test.p_value):>9}  {split.moved}"
+        )
+    return rows
+
+
+def _p(p: float | None) -> str:
+    return "n/a" if p is None else f"{p:.3g}"
 
 
 def _num(value: float | None, *, signed: bool = False) -> str:

@@ -36,10 +36,14 @@ class Estimator:
     ) -> Estimate:
         """The estimate for one session; ``requests``: its already rendered first requests."""
         counting, scoring = requests or self.judge.first_requests(session)
-        input_tokens = estimate_request(counting) + estimate_request(scoring)
-        output_tokens = estimate_output_tokens(
-            "counting", len(session.trajectory), guess_claim_count(session.answer)
-        ) + estimate_output_tokens("scoring", 0, 0)
+        k = self.judge.samples_per_call  # each call is sent K times with `grade --repeats K`
+        input_tokens = k * (estimate_request(counting) + estimate_request(scoring))
+        output_tokens = k * (
+            estimate_output_tokens(
+                "counting", len(session.trajectory), guess_claim_count(session.answer)
+            )
+            + estimate_output_tokens("scoring", 0, 0)
+        )
         cost = None
         if self.prices is not None:
             cost = self.prices.cost(self.judge.client.model, Usage(input_tokens, 0, output_tokens))

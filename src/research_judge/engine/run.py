@@ -15,13 +15,21 @@ from pathlib import Path
 from ..clients.base import JudgeRequest
 from ..clients.chain import ClientSettings
 from ..cost.estimate import Budget
-from ..errors import ConfigError, ErrorKind, InputFileError, OutputError, ProviderDownError
+from ..errors import (
+    ConfigError,
+    ContentRefError,
+    ErrorKind,
+    InputFileError,
+    OutputError,
+    ProviderDownError,
+)
 from ..judge.grader import Judge
 from ..results.model import Result
 from ..results.output import ExistingResults, ResultsFile
 from ..results.sink import ResultsSink
 from ..safety import OutputLock, check_distinct
 from ..sessions.model import Session
+from ..sessions.store import ContentStore, resolve_session
 from .progress import Progress
 from .select import Selection, selected_sessions
 
@@ -82,6 +90,7 @@ async def grade_file(
     progress: Progress | None = None,
     budget: Budget | None = None,
     on_input_error: Callable[[InputFileError], None] | None = None,
+    store: ContentStore | None = None,
 ) -> RunStats:
     """Grade every selected session of ``sessions_path`` into ``out_path`` (resuming it).
 
@@ -98,6 +107,7 @@ async def grade_file(
             progress=progress,
             budget=budget,
             on_input_error=on_input_error,
+            store=store,
         )
 
 
@@ -133,9 +143,13 @@ async def grade_sessions(
     progress: Progress | None = None,
     budget: Budget | None = None,
     on_input_error: Callable[[InputFileError], None] | None = None,
+    store: ContentStore | None = None,
 ) -> RunStats:
     """Grade ``items`` (already selected; errors are counted and reported, not graded) into
-    ``out``, skipping sessions ``out`` already holds from an earlier run of the same judge."""
+    ``out``, skipping sessions ``out`` already holds from an earlier run of the same judge.
+
+    References with ``content_ref`` are read from ``store`` when their session is graded; one
+    that cannot be read is that session's error (kind ``content_ref``)."""
     stats = RunStats()
     progress = progress or Progress.disabled()
     try:
@@ -192,10 +206,20 @@ async def grade_sessions(
         window.release()
 
     async def grade_one(
-        index: int, session: Session, reserved: float, first: FirstRequests | None
+        index: int,
+        session: Session,
+        reserved: float,
+        first: FirstRequests | None,
+        unreadable: ContentRefError | None,
     ) -> None:
         try:
+            if unreadable is not None:
+                raise unreadable
+            # Read inside the in-flight slot: offloaded texts count against --concurrency too.
+            session = await resolve_session(session, store)
             result = await judge.grade(session, first)
+        except ContentRefError as exc:
+            result = judge.error_result(session, str(exc), ErrorKind.CONTENT_REF)
         except (ProviderDownError, ConfigError, OutputError) as exc:
             # The provider is gone, a recording cannot be written, or a prompt template cannot
             # render this session (the user's template, e.g. a misspelt variable): the next
@@ -233,8 +257,14 @@ async def grade_sessions(
                 continue
             if fatal:
                 break
-            reserved, first = 0.0, None
-            if budget is not None:
+            reserved, first, unreadable = 0.0, None, None
+            if budget is not None and item.offloaded:
+                # The estimate needs the texts: read them now (one session at a time).
+                try:
+                    item = await resolve_session(item, store)
+                except ContentRefError as exc:
+                    unreadable = exc
+            if budget is not None and unreadable is None:
                 # Rendered once, for the estimate and then for the calls themselves.
                 try:
                     first = judge.first_requests(item)
@@ -252,7 +282,7 @@ async def grade_sessions(
             if fatal:
                 in_flight.release()
                 break
-            task = asyncio.create_task(grade_one(submitted, item, reserved, first))
+            task = asyncio.create_task(grade_one(submitted, item, reserved, first, unreadable))
             tasks.add(task)
             task.add_done_callback(tasks.discard)
             submitted += 1

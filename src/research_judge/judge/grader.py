@@ -28,6 +28,7 @@ from ..cost.prices import PriceTable
 from ..errors import (
     ApiError,
     ConfigError,
+    ContentRefError,
     ErrorKind,
     InvalidJudgeOutput,
     JudgeRefusal,
@@ -49,6 +50,7 @@ from ..results.model import (
 )
 from ..safety import jsonin
 from ..sessions.model import Session
+from .citations import Claim, audit_citations
 from .evidence import CheckedVerdict, EvidenceChecker
 from .markers import marker_nonce
 from .policy import VerdictPolicy
@@ -109,6 +111,8 @@ def usage_problem(usage: Usage) -> str | None:
 class Judge:
     """Turns a ``Session`` into a ``Result`` using any ``JudgeClient``."""
 
+    samples_per_call = 1  # `grade --repeats K` (judge.repeats.RepeatingJudge) sends K
+
     def __init__(
         self,
         client: JudgeClient,
@@ -146,7 +150,7 @@ class Judge:
 
     def first_requests(self, session: Session) -> tuple[JudgeRequest, JudgeRequest]:
         """The two opening requests for a session (also what ``--dry-run`` estimates)."""
-        nonce = marker_nonce(session)
+        nonce = marker_nonce(session, extra_keys=not self.prompts.shipped)
         variables: dict[str, Any] = {
             "nonce": nonce,
             "question": session.question,
@@ -182,6 +186,11 @@ class Judge:
     ) -> Result:
         """Grade one session; ``first`` is its ``first_requests`` when the caller already
         rendered them (the engine does, to estimate cost under ``--max-cost``)."""
+        if session.offloaded:  # never judge a reference by its empty placeholder
+            ref = session.offloaded[0]
+            why = "not read; pass a store (grade --store ROOT) to read offloaded results"
+            message = str(ContentRefError(ref.id, str(ref.content_ref), why))
+            return self.error_result(session, message, ErrorKind.CONTENT_REF)
         counting_request, scoring_request = first or self.first_requests(session)
         ids = session.reference_ids
         counted, scored = await asyncio.gather(
@@ -275,6 +284,15 @@ class Judge:
             len(session.trajectory), [(c.verdict.check, _counts_as_yes(c, strict)) for c in checked]
         )
         verdict, reasons = self.policy.decide(ratios, scored.value)
+        audit = audit_citations(
+            session,
+            [
+                Claim(v.id, v.claim or "", yes, v.source if yes else None)
+                for c in checked
+                if (v := c.verdict).check == "grounded"
+                for yes in [_counts_as_yes(c, strict)]
+            ],
+        )
         quotes = [c.evidence_verified for c in checked] + [
             c.claim_verified for c in checked if c.claim_verified is not None
         ]
@@ -290,6 +308,7 @@ class Judge:
             verdicts=[_verdict_record(c) for c in checked],
             verdict=verdict,
             verdict_reasons=reasons,
+            citations=audit.summary(),
             evidence=EvidenceSummary(
                 verified=verified,
                 total=len(quotes),

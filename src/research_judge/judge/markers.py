@@ -20,14 +20,15 @@ from ..sessions.model import Session
 NONCE_LENGTH = 12
 
 
-def marker_nonce(session: Session) -> str:
+def marker_nonce(session: Session, *, extra_keys: bool) -> str:
+    """``extra_keys``: the templates may print references' extra keys (custom ``--prompts``)."""
     digest = hashlib.sha256()
     parts = [session.question, session.answer]
     for ref in session.trajectory:
         parts += [ref.id, ref.title or "", ref.url or "", ref.content]
-        if ref.model_extra:
-            # Only when present, so the nonce of an ordinary session (and with it every
-            # recording keyed on its prompt) is what it always was.
+        if extra_keys and ref.model_extra:
+            # Only then, so the nonce under the shipped templates (and with it every recording
+            # keyed on their prompts) is what it always was.
             parts.append(canonical_json(ref.model_extra))
     for part in parts:
         digest.update(part.encode("utf-8", "surrogatepass"))

@@ -38,6 +38,7 @@ def write_report(
     md: str | Path | None = None,
     labels: str | Path | Labels | None = None,
     baseline: str | Path | Sequence[Result] | None = None,
+    rejudged: str | Path | Sequence[Result] | None = None,
     worst: int = DEFAULT_WORST,
     threshold: float = DEFAULT_THRESHOLD,
 ) -> None:
@@ -78,6 +79,7 @@ def write_report(
         current,
         agreement=agreement,
         baseline=older,
+        rejudged=None if rejudged is None else _run(rejudged)[0],
         worst=worst,
         threshold=threshold,
         source=source,

@@ -24,6 +24,8 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
     ("judge_pass_rate", "Judge pass rate", "pct"),
     ("human_pass_rate", "Human pass rate", "pct"),
     ("alignment", "Alignment (EvalGen harmonic mean)", "pct"),
+    ("run_pass_rate", "Judge pass rate, whole run", "pct"),
+    ("corrected_pass_rate", "Pass rate corrected for judge errors (Rogan-Gladen)", "pct"),
 )
 
 # Per-criterion agreement on human 1-3 scores, when the labels carry them.
@@ -54,6 +56,9 @@ class AgreementView:
     criteria: tuple[tuple[str, tuple[str, ...]], ...]  # (criterion, cells in _CRITERION_COLUMNS)
     guidance: tuple[str, ...]
     warnings: tuple[str, ...]
+    # One line per bar set with --min-kappa / --min-fail-agreement, and the overall outcome.
+    gates: tuple[str, ...] = ()
+    gates_passed: bool | None = None
 
 
 def agreement_view(data: Mapping[str, Any]) -> AgreementView:
@@ -78,7 +83,21 @@ def agreement_view(data: Mapping[str, Any]) -> AgreementView:
         criteria=_criteria(data.get("criteria")),
         guidance=_guidance(data.get("guidance")),
         warnings=tuple(str(w) for w in data.get("warnings") or ()),
+        gates=_gates(data.get("gates")),
+        gates_passed=_gates_passed(data.get("gates")),
     )
+
+
+def _gates(g: Any) -> tuple[str, ...]:
+    if not isinstance(g, Mapping):
+        return ()
+    bars = [b for b in g.get("bars") or () if isinstance(b, Mapping)]
+    return tuple(f"{'ok' if b.get('passed') else 'FAILED'}: {b.get('message', NA)}" for b in bars)
+
+
+def _gates_passed(g: Any) -> bool | None:
+    passed = g.get("passed") if isinstance(g, Mapping) else None
+    return passed if isinstance(passed, bool) else None
 
 
 def _fmt(value: Any, kind: str) -> str:

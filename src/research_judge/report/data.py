@@ -33,6 +33,8 @@ class ReportData:
     errors: list[ErrorLine]
     cost: CostSummary
     judges: list[JudgeLine]
+    # With results of `grade --repeats K`: the `stability` verb's lines, else empty.
+    stability: tuple[str, ...] = ()
 
     @property
     def problems(self) -> list[str]:
@@ -54,6 +56,7 @@ def build_report(
     *,
     agreement: Mapping[str, Any] | None = None,
     baseline: Sequence[Result] | None = None,
+    rejudged: Sequence[Result] | None = None,
     worst: int = DEFAULT_WORST,
     threshold: float = DEFAULT_THRESHOLD,
     source: str = "",
@@ -62,7 +65,7 @@ def build_report(
     """``agreement`` is ``validate_run(...).to_dict()``; ``baseline`` the older run's results."""
     comparison = None
     if baseline is not None:
-        comparison = compare_runs(baseline, results, threshold=threshold)
+        comparison = compare_runs(baseline, results, threshold=threshold, rejudged=rejudged)
     return ReportData(
         source=source,
         headline=headline(results),
@@ -75,4 +78,15 @@ def build_report(
         errors=errors(results),
         cost=cost(results),
         judges=judges(results),
+        stability=_stability(results),
     )
+
+
+def _stability(results: Sequence[Result]) -> tuple[str, ...]:
+    if not any(r.repeats is not None for r in results):
+        return ()
+    # Imported here: only runs graded with --repeats need numpy's statistics.
+    from ..validate.stability import render_text, stability
+
+    text = render_text(stability(results, n_boot=2000))
+    return tuple(line for line in text.splitlines()[1:] if line.strip())

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..compare.judges import RunJudges
-from ..results.model import RATIO_NAMES, SCORE_NAMES, Result
+from ..results.model import CITATION_NAMES, RATIO_NAMES, SCORE_NAMES, Result
 from ..results.summary import summarize
 
 
@@ -20,6 +20,7 @@ class Headline:
     pass_rate: float | None  # over graded sessions; None when nothing was graded
     ratio_means: dict[str, float | None]  # 0..1, nulls left out
     score_means: dict[str, float | None]  # on the judge's own 1..3 scale, as summarize gives
+    citation_means: dict[str, float | None]  # the citation audit's precision and recall, 0..1
     evidence_verified: int
     evidence_total: int
     evidence_share: float | None  # None when there was no quote to check
@@ -72,6 +73,7 @@ def headline(results: Sequence[Result]) -> Headline:
         pass_rate=s.pass_rate,
         ratio_means={name: s.means[name] for name in RATIO_NAMES},
         score_means={name: s.means[name] for name in SCORE_NAMES},
+        citation_means={name: s.means[name] for name in CITATION_NAMES},
         evidence_verified=s.quotes_verified,
         evidence_total=s.quotes,
         evidence_share=s.evidence_verified,

@@ -23,6 +23,8 @@ from ..errors import ErrorKind, InputFileError
 from ..judge import verdicts
 
 RATIO_NAMES = ("relevance", "utilization", "grounding")
+# The citation audit's two ratios (judge/citations.py); reported and compared, not in the policy.
+CITATION_NAMES = ("citation_precision", "citation_recall")
 SCORE_NAMES: tuple[str, ...] = verdicts.CRITERIA  # the judge's scoring criteria, one list
 CRITERIA = RATIO_NAMES + SCORE_NAMES
 
@@ -108,9 +110,46 @@ class EvidenceSummary(_Model):
     share: float | None = None
 
 
+class ClaimCitation(_Model):
+    """One claim of the answer: its citations and what the audit made of them."""
+
+    id: str
+    status: str  # correct, misattributed, unsupported, fabricated, uncited, ungrounded, unlocated
+    cited: list[str | None] = Field(default_factory=list)  # None: points outside the trajectory
+    source: str | None = None  # the judge's supporting reference, when grounded
+
+
+class CitationSummary(_Model):
+    """The citation audit of one answer (see ``judge.citations`` for the definitions)."""
+
+    precision: float | None = None
+    recall: float | None = None
+    counts: dict[str, int] = Field(default_factory=dict)
+    citations: int = 0
+    fabricated_citations: int = 0
+    claims: list[ClaimCitation] = Field(default_factory=list)
+
+
 class AnswerStats(_Model):
     chars: int = 0
     words: int = 0
+
+
+class Sample(_Model):
+    """One of `grade --repeats K` judge samples of a session, as graded on its own."""
+
+    verdict: Verdict | None = None
+    ratios: Ratios | None = None
+    scores: dict[str, int] = Field(default_factory=dict)
+    error: str | None = None
+
+
+class Repeats(_Model):
+    """Every sample of a repeated session, and how the session's own numbers were combined."""
+
+    k: int
+    aggregation: str
+    samples: list[Sample]
 
 
 class Result(_Model):
@@ -125,9 +164,18 @@ class Result(_Model):
     judge: JudgeInfo | None = None
     usage: UsageInfo = Field(default_factory=UsageInfo)
     evidence: EvidenceSummary = Field(default_factory=EvidenceSummary)
+    citations: CitationSummary | None = None  # absent in results written before the audit
     answer_stats: AnswerStats = Field(default_factory=AnswerStats)
     question: str = ""
     metadata: dict[str, Any] = Field(default_factory=dict)
+    repeats: Repeats | None = None  # only with `grade --repeats K`; absent from the line otherwise
+
+    @model_serializer(mode="wrap")
+    def _drop_absent_repeats(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and "repeats" in data and data["repeats"] is None:
+            del data["repeats"]
+        return data
 
     @property
     def ok(self) -> bool:
@@ -141,6 +189,12 @@ class Result(_Model):
             if self.scores is None or name not in self.scores:
                 return None
             return (self.scores[name].score - 1) / 2
+        if name in CITATION_NAMES:
+            if self.citations is None:
+                return None
+            if name == "citation_precision":
+                return self.citations.precision
+            return self.citations.recall
         raise KeyError(name)
 
     def to_json_line(self) -> str:

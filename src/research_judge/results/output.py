@@ -22,8 +22,9 @@ from ..errors import ErrorKind, InputFileError
 from ..safety import atomic_replace, check_output_target
 from .model import Result
 
-# Errors that say nothing about the session itself: worth another try on any resume.
-TRANSIENT_ERROR_KINDS = frozenset({ErrorKind.API, ErrorKind.INTERNAL})
+# Errors that say nothing about the session itself: worth another try on any resume (an
+# offloaded text that could not be read may be there, or readable, next time).
+TRANSIENT_ERROR_KINDS = frozenset({ErrorKind.API, ErrorKind.INTERNAL, ErrorKind.CONTENT_REF})
 
 
 @dataclass(slots=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .model import CRITERIA, RATIO_NAMES, SCORE_NAMES, Result
+from .model import CITATION_NAMES, CRITERIA, RATIO_NAMES, SCORE_NAMES, Result
 
 
 @dataclass
@@ -32,8 +32,9 @@ class Summary:
 def summarize(results: Iterable[Result]) -> Summary:
     """Errored sessions are counted, then left out of every mean and of the pass rate."""
     s = Summary()
-    sums = dict.fromkeys(CRITERIA, 0.0)
-    counts = dict.fromkeys(CRITERIA, 0)
+    names = (*CRITERIA, *CITATION_NAMES)
+    sums = dict.fromkeys(names, 0.0)
+    counts = dict.fromkeys(names, 0)
     for r in results:
         s.sessions += 1
         if not r.ok:
@@ -45,18 +46,18 @@ def summarize(results: Iterable[Result]) -> Summary:
         s.passed += r.verdict == "pass"
         s.quotes_verified += r.evidence.verified
         s.quotes += r.evidence.total
-        for name in CRITERIA:
+        for name in names:
             value = _as_reported(r, name)
             if value is not None:
                 sums[name] += value
                 counts[name] += 1
-    s.means = {n: (sums[n] / counts[n] if counts[n] else None) for n in CRITERIA}
+    s.means = {n: (sums[n] / counts[n] if counts[n] else None) for n in names}
     return s
 
 
 def _as_reported(result: Result, name: str) -> float | None:
     """Ratios on 0-1, scores on their own 1-3 scale (what a reader of the summary expects)."""
-    if name in RATIO_NAMES:
+    if name in RATIO_NAMES or name in CITATION_NAMES:
         return result.criterion_value(name)
     scores = result.scores or {}
     return float(scores[name].score) if name in scores else None
@@ -77,5 +78,7 @@ def format_summary(s: Summary) -> str:
         "ratios   " + "  ".join(f"{n} {num(s.means[n])}" for n in RATIO_NAMES),
         "scores   " + "  ".join(f"{n} {num(s.means[n])}" for n in SCORE_NAMES) + "  (1-3)",
         f"evidence quotes verified {pct(s.evidence_verified)}",
+        "citations "
+        + "  ".join(f"{n.removeprefix('citation_')} {num(s.means[n])}" for n in CITATION_NAMES),
     ]
     return "\n".join(lines)

@@ -21,15 +21,37 @@ from pydantic import (
 
 from ..errors import InputFileError
 from ..safety import jsonin
+from .citations import AnswerCitation
 
 
 class Reference(BaseModel):
+    """One thing the agent pulled. Its text is ``content``, or, for a tool result the agent
+    offloaded to storage, ``content_ref`` (a key or URI) read at grading time (``grade --store``).
+    """
+
     model_config = ConfigDict(extra="allow", frozen=True)
 
     id: str = Field(min_length=1)
     content: str
+    content_ref: str | None = Field(default=None, min_length=1)
     title: str | None = None
     url: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _content_or_ref(cls, value: Any) -> Any:
+        # Exactly one of the two. An offloaded reference's text is empty until it is read;
+        # without either, pydantic reports "content: missing" as for any missing field.
+        if isinstance(value, dict) and value.get("content_ref") is not None:
+            if value.get("content") is not None:
+                raise ValueError("has both content and content_ref; give one")
+            return {**value, "content": ""}
+        return value
+
+    @property
+    def offloaded(self) -> bool:
+        """True while the text is still in storage (``content_ref`` set, not yet read)."""
+        return self.content_ref is not None
 
 
 class Session(BaseModel):
@@ -40,6 +62,8 @@ class Session(BaseModel):
     answer: str
     trajectory: list[Reference] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    # Provider citation annotations on the answer, carried over by ``convert``.
+    citations: list[AnswerCitation] = Field(default_factory=list)
 
     @field_validator("metadata", mode="before")
     @classmethod
@@ -59,6 +83,11 @@ class Session(BaseModel):
     @property
     def reference_ids(self) -> list[str]:
         return [ref.id for ref in self.trajectory]
+
+    @property
+    def offloaded(self) -> list[Reference]:
+        """References whose text must be read from a store before the session is graded."""
+        return [ref for ref in self.trajectory if ref.offloaded]
 
 
 def iter_sessions(path: str | Path) -> Iterator[tuple[int, Session | InputFileError]]:

@@ -30,7 +30,11 @@ def wilson(successes: int, n: int, z: float = Z95) -> Interval | None:
     """
     if n <= 0:
         return None
-    p = successes / n
+    return wilson_at_rate(successes / n, n, z)
+
+
+def wilson_at_rate(p: float, n: int, z: float = Z95) -> Interval:
+    """The Wilson interval of an observed rate ``p`` over ``n`` items (``n`` > 0)."""
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
@@ -43,15 +47,18 @@ def kappa_from_counts(
     """Cohen's kappa for 2x2 tables given as (arrays of) counts; NaN where it is undefined.
 
     Undefined means chance agreement is 1: both raters used one and the same label throughout.
-    Callers turn NaN into ``None`` with a warning; it never reaches a report.
+    That is decided on the counts, exactly, never by comparing pe with 1 in floating point: at
+    n = 250,000 a well-defined kappa has pe within 1e-5 of 1. Callers turn NaN into ``None``
+    with a warning; it never reaches a report.
     """
     a, b, c, d = (np.asarray(x, dtype=float) for x in (a, b, c, d))
     n = a + b + c + d
+    # Integer-valued floats are exact far beyond any label count, so these products are too.
+    agree_num, chance_num = (a + d) * n, (a + b) * (a + c) + (c + d) * (b + d)
+    undefined = chance_num == n * n
     with np.errstate(divide="ignore", invalid="ignore"):
-        po = (a + d) / n
-        pe = ((a + b) * (a + c) + (c + d) * (b + d)) / (n * n)
-        kappa = (po - pe) / (1.0 - pe)
-    return np.where(np.isclose(pe, 1.0) | (n == 0), np.nan, kappa)
+        kappa = (agree_num - chance_num) / (n * n - chance_num)
+    return np.where(undefined | (n == 0), np.nan, kappa)
 
 
 def kappa_se(a: int, b: int, c: int, d: int) -> float | None:
@@ -67,7 +74,7 @@ def kappa_se(a: int, b: int, c: int, d: int) -> float | None:
     p = np.array([[a, b], [c, d]], dtype=float) / n
     rows, cols = p.sum(axis=1), p.sum(axis=0)
     po, pe = float(np.trace(p)), float(rows @ cols)
-    if math.isclose(pe, 1.0):
+    if (a + b) * (a + c) + (c + d) * (b + d) == n * n:  # chance agreement exactly 1
         return None
     k = (po - pe) / (1 - pe)
     diag = sum(p[i, i] * (1 - (rows[i] + cols[i]) * (1 - k)) ** 2 for i in range(2))

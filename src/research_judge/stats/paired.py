@@ -51,23 +51,63 @@ def mcnemar_exact(pass_to_fail: int, fail_to_pass: int, n_pairs: int) -> PairedT
     return PairedTest("mcnemar_exact", n_pairs, min(p, 1.0), discordant)
 
 
+# Ratios are stored to 4 places and scores map to multiples of 0.5, so differences are compared
+# at the stored precision: 0.4 - 0.3 and 0.7 - 0.6 differ as floats but are the same change.
+STORED_PLACES = 4
+# Up to this many moved pairs the signed-rank null distribution is computed exactly (a few
+# milliseconds at the limit); beyond it the tie-corrected normal approximation is accurate.
+EXACT_MAX_MOVED = 400
+SIGNED_RANK_EXACT = "wilcoxon_signed_rank_exact"
+SIGNED_RANK_NORMAL = "wilcoxon_signed_rank_normal"
+
+
 def signed_rank(differences: Sequence[float]) -> PairedTest:
     """Wilcoxon signed-rank test on per-session differences (current - baseline).
 
-    Zero differences carry no sign, so they are dropped (scipy's "wilcox" zero method); scipy
-    picks the exact null distribution for small samples and the normal approximation above 50.
-    All-zero differences mean nothing moved: p = 1. No pairs at all: undefined (None).
+    Differences are first rounded to the stored precision, so equal changes tie. Zero
+    differences carry no sign and are dropped. The p-value is exact for up to
+    ``EXACT_MAX_MOVED`` moved pairs: the permutation distribution of the signed-rank sum given the
+    observed (tied, mid-) ranks, which is what scipy's exact mode cannot do with ties; when every
+    difference has the same size it is exactly the sign test. Above that, scipy's normal
+    approximation with tie and continuity correction. All-zero differences: p = 1; no pairs: None.
     """
     n_pairs = len(differences)
-    moved = [d for d in differences if d != 0]
+    moved = [r for r in (round(d, STORED_PLACES) for d in differences) if r != 0]
     if n_pairs == 0:
-        return PairedTest("wilcoxon_signed_rank", 0, None, 0)
+        return PairedTest(SIGNED_RANK_EXACT, 0, None, 0)
     if not moved:
-        return PairedTest("wilcoxon_signed_rank", n_pairs, 1.0, 0)
+        return PairedTest(SIGNED_RANK_EXACT, n_pairs, 1.0, 0)
+    if len(moved) <= EXACT_MAX_MOVED:
+        return PairedTest(SIGNED_RANK_EXACT, n_pairs, exact_signed_rank_p(moved), len(moved))
     from scipy.stats import wilcoxon
 
-    p = float(wilcoxon(moved, zero_method="wilcox").pvalue)
+    p = float(wilcoxon(moved, zero_method="wilcox", correction=True, method="approx").pvalue)
     # Never let a NaN from the library escape into JSON: an unusable p is an undefined one.
     return PairedTest(
-        "wilcoxon_signed_rank", n_pairs, None if math.isnan(p) else min(p, 1.0), len(moved)
+        SIGNED_RANK_NORMAL, n_pairs, None if math.isnan(p) else min(p, 1.0), len(moved)
     )
+
+
+def exact_signed_rank_p(moved: Sequence[float]) -> float:
+    """Two-sided exact p of the signed-rank sum, conditional on the observed tied ranks.
+
+    Under the null each difference is equally likely to be positive or negative, so the sum of
+    the positive ranks is a sum of independent coin flips weighted by the ranks. Mid-ranks are
+    multiples of 1/2, so doubled they are integers and the distribution is built by convolution
+    over integer sums. p = 2 * min(P(T <= t), P(T >= t)), capped at 1 (the distribution is
+    symmetric, so this is also P(|T - mean| >= |t - mean|)).
+    """
+    import numpy as np
+    from scipy.stats import rankdata
+
+    values = np.asarray(moved, dtype=float)
+    ranks2 = np.rint(2 * rankdata(np.abs(values))).astype(np.int64)  # doubled mid-ranks
+    observed = int(ranks2[values > 0].sum())
+    dist = np.zeros(int(ranks2.sum()) + 1)
+    dist[0] = 1.0
+    for r in ranks2:
+        shifted = np.zeros_like(dist)
+        shifted[r:] = dist[: dist.size - r]
+        dist = 0.5 * (dist + shifted)
+    lower, upper = float(dist[: observed + 1].sum()), float(dist[observed:].sum())
+    return min(1.0, 2 * min(lower, upper))

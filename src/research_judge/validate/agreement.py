@@ -95,6 +95,8 @@ class PassFailStats:
     cohen_kappa_se: float | None = None
     # Why cohen_kappa is None, in a few words, for the text report and the sample-size guidance.
     cohen_kappa_undefined: str | None = None
+    # Why kappa has a value but no interval (no disagreement, or no agreement, observed).
+    cohen_kappa_ci_undefined: str | None = None
     agreement_on_human_pass: float | None = None
     agreement_on_human_pass_ci: Interval | None = None
     agreement_on_human_fail: float | None = None
@@ -236,25 +238,46 @@ def _kappa(s: PassFailStats) -> None:
         return
     s.cohen_kappa = kappa
     s.cohen_kappa_se = kappa_se(t.a, t.b, t.c, t.d)
+    boundary = _at_boundary(t)
+    if boundary is not None:
+        # With no disagreement (or no agreement) the large-sample SE collapses to 0 and the
+        # bootstrap cannot vary, so both would print [1, 1] (or [-1, -1]) from a handful of
+        # labels: certainty the data cannot give. No interval, and the reason, instead.
+        s.cohen_kappa_ci_undefined = boundary
+        s.warnings.append(
+            f"cohen_kappa_ci undefined: {boundary}, so its standard error is 0 and resampling "
+            f"cannot vary; {t.n} labels cannot make kappa certain, so no interval is given "
+            "(label more sessions, especially the rarer human class)"
+        )
+        return
     if s.cohen_kappa_se is not None:
         s.cohen_kappa_ci_analytic = normal_interval(s.cohen_kappa, s.cohen_kappa_se)
+
+
+def _at_boundary(t: Table2x2) -> str | None:
+    if t.b + t.c == 0:
+        return "the judge agreed with the humans on every session (no disagreement observed)"
+    if t.a + t.d == 0:
+        return "the judge disagreed with the humans on every session (no agreement observed)"
+    return None
 
 
 def _bootstrap(s: PassFailStats, boot: BootstrapCounts) -> None:
     a, b, c, d = boot.a, boot.b, boot.c, boot.d
     p_pos, p_neg, alignment = _specific_agreement(a, b, c, d)
-    degenerate: list[str] = []
+    t = s.table
+    withheld: dict[str, list[str]] = {}
 
     def interval(values: npt.NDArray[np.float64], name: str) -> Interval | None:
-        # Resampling within human classes cannot move a judge that was unanimous in every
-        # class, so a zero-width interval here means "unknown", not "certain".
+        # Resampling within human classes keeps some statistics fixed (see _why_fixed), so a
+        # zero-width interval here means "unknown", not "certain".
         ci = percentile_interval(values)
         if ci is not None and ci[1] - ci[0] <= 1e-12:
-            degenerate.append(name)
+            withheld.setdefault(_why_fixed(name, t), []).append(name)
             return None
         return ci
 
-    if s.cohen_kappa_ci_analytic is not None:  # both raters used both labels
+    if s.cohen_kappa_ci_analytic is not None:  # both raters used both labels, off the boundary
         s.cohen_kappa_ci_bootstrap = interval(kappa_from_counts(a, b, c, d), "cohen_kappa")
     if s.positive_agreement is not None:
         s.positive_agreement_ci = interval(p_pos, "positive_agreement")
@@ -262,11 +285,8 @@ def _bootstrap(s: PassFailStats, boot: BootstrapCounts) -> None:
         s.negative_agreement_ci = interval(p_neg, "negative_agreement")
     if s.alignment is not None:
         s.alignment_ci = interval(alignment, "alignment")
-    if degenerate:
-        s.warnings.append(
-            f"no bootstrap interval for {', '.join(degenerate)}: the judge gave the same verdict "
-            "to every item of each human class, so resampling shows no variation"
-        )
+    for reason, names in withheld.items():
+        s.warnings.append(f"no bootstrap interval for {', '.join(names)}: {reason}")
     if boot.size < 1000:
         s.warnings.append(
             f"only {boot.size} bootstrap resamples: interval ends vary between seeds; "
@@ -274,8 +294,73 @@ def _bootstrap(s: PassFailStats, boot: BootstrapCounts) -> None:
         )
 
 
+def _why_fixed(name: str, t: Table2x2) -> str:
+    """Why resampling within human classes cannot move this statistic, from the table itself."""
+    unanimous = "the judge gave the same verdict to every item of each human class"
+    if (t.a == 0 or t.b == 0) and (t.c == 0 or t.d == 0):
+        return f"{unanimous}, so resampling shows no variation"
+    if name == "positive_agreement" and t.a == 0:
+        return "no session was passed by both the judge and the humans, so every resample gives 0"
+    if name == "negative_agreement" and t.d == 0:
+        return "no session was failed by both the judge and the humans, so every resample gives 0"
+    if name == "alignment" and (t.a == 0 or t.d == 0):
+        missed = "human passes" if t.a == 0 else "human fails"
+        return f"the judge agreed on none of the {missed}, so every resample gives 0"
+    return "every resample gave the same value"
+
+
+# Reading the kappa interval for the trust sentence: a lower end at or below 0 cannot rule out
+# chance agreement; "substantial" (Landis & Koch) at the lower end is what a gate can rely on.
+TRUSTED_KAPPA_LOW = 0.60
+# A judge that catches no more than half the human fails (a coin flip) cannot be trusted to
+# catch failures, whatever its kappa.
+MIN_FAIL_AGREEMENT = 0.50
+TRUSTED_FAIL_AGREEMENT = 0.80
+
+
+def trust(s: PassFailStats) -> str:
+    """Can this judge be trusted? From kappa's interval and the agreement on human fails."""
+    t = s.table
+    if t.n == 0:
+        return "cannot tell whether to trust the judge: nothing was compared"
+    on_fail = s.agreement_on_human_fail
+    fails = (
+        "no human fails labelled"
+        if on_fail is None
+        else f"agrees on {_pct(on_fail)} of {t.c + t.d} human fails"
+    )
+    if s.cohen_kappa is None:
+        return (
+            f"cannot tell whether to trust the judge: kappa undefined "
+            f"({s.cohen_kappa_undefined}); it {fails}"
+        )
+    kappa = f"kappa {s.cohen_kappa:.2f}"
+    if s.cohen_kappa_ci is None:
+        return (
+            f"trust not established: {kappa} from {t.n} labels has no interval "
+            f"({s.cohen_kappa_ci_undefined or 'see warnings'}); it {fails}; label more sessions"
+        )
+    low, high = s.cohen_kappa_ci
+    kappa += f" [{low:.2f}, {high:.2f}]"
+    if low <= 0:
+        return f"do not trust this judge yet: {kappa} cannot rule out chance agreement; it {fails}"
+    if on_fail is not None and on_fail <= MIN_FAIL_AGREEMENT:
+        return f"do not trust this judge to catch failures: it {fails} ({kappa})"
+    fail_low = s.agreement_on_human_fail_ci[0] if s.agreement_on_human_fail_ci else None
+    if low >= TRUSTED_KAPPA_LOW and fail_low is not None and fail_low >= TRUSTED_FAIL_AGREEMENT:
+        return f"the judge can be trusted: {kappa}, {s.kappa_ci_low_band} at worst; it {fails}"
+    return f"trust with care: {kappa}, {s.kappa_ci_low_band} at worst; it {fails}"
+
+
+def full_headline(s: PassFailStats) -> str:
+    """Whether the judge can be trusted first, then which way it leans."""
+    if s.table.n == 0:
+        return headline(s)
+    return f"{trust(s)}. Lean: {headline(s)}"
+
+
 def headline(s: PassFailStats) -> str:
-    """One plain sentence a reader can act on without reading the rest of the report."""
+    """The judge's lean in one plain sentence (the second half of the report's headline)."""
     t, m = s.table, s.mcnemar
     if t.n == 0 or m is None:
         return "no labelled session with a judge verdict: nothing to compare"

@@ -9,14 +9,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..stats.intervals import Z95, Interval
+from ..stats.intervals import Z95, Interval, wilson_at_rate
 from .agreement import PassFailStats
 
 TARGET_HALF_WIDTH = 0.10
 MIN_CLASS_ITEMS = 30
 RULE_OF_THUMB = (
     "rule of thumb: at n = 100, kappa is known to about +/-0.19; +/-0.10 needs roughly "
-    "140-400 labels; a per-class agreement rate to +/-0.10 needs 62-97 items of that class"
+    "140-400 labels; a per-class agreement rate to +/-0.10 needs 60-93 items of that class "
+    "(Wilson interval, rates 80% to 50%)"
 )
 
 
@@ -49,20 +50,37 @@ def _half(ci: Interval | None) -> float | None:
 
 
 def items_for_rate(p: float | None, half_width: float = TARGET_HALF_WIDTH) -> int:
-    """Items of one class for a rate known to +/-half_width (normal approximation).
+    """Fewest items of one class whose Wilson interval at rate ``p`` is within +/-half_width.
 
-    An unknown or degenerate observed rate (0 or 1 says little on few items) falls back to the
-    worst case p = 0.5, so the figure never promises precision the data cannot give.
+    The report shows Wilson intervals for these rates, so the guidance uses the same interval
+    (the textbook Wald formula z^2 p (1 - p) / h^2 would say "enough" beside an interval that is
+    visibly wider than the target, or the reverse). The half-width is (high - low) / 2, as the
+    report prints it. An unknown rate uses p = 0.5, the widest case.
     """
-    if p is None or p <= 0 or p >= 1:
-        p = 0.5
-    return math.ceil(Z95**2 * p * (1 - p) / half_width**2)
+    rate = 0.5 if p is None else min(max(p, 0.0), 1.0)
+
+    def half(n: int) -> float:
+        ci = wilson_at_rate(rate, n)
+        return (ci[1] - ci[0]) / 2
+
+    # The Wilson width shrinks monotonically with n at a fixed rate: double, then bisect.
+    high = 1
+    while half(high) > half_width:
+        high *= 2
+    low = high // 2
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (low, mid) if half(mid) <= half_width else (mid, high)
+    return high
 
 
 def guidance(s: PassFailStats, target: float = TARGET_HALF_WIDTH) -> Guidance:
     t = s.table
     n_pass, n_fail = t.a + t.b, t.c + t.d
-    kappa_half = None if s.cohen_kappa_se is None else Z95 * s.cohen_kappa_se
+    # Only when kappa has an interval: at perfect agreement the SE is 0, and "about 0 labels
+    # needed" would be the same false certainty as a zero-width interval.
+    has_interval = s.cohen_kappa_ci_analytic is not None and s.cohen_kappa_se is not None
+    kappa_half = Z95 * s.cohen_kappa_se if has_interval and s.cohen_kappa_se else None
     # Precision scales with 1/sqrt(n), so the labels needed scale with the squared ratio.
     kappa_needed = None if kappa_half is None else math.ceil(t.n * (kappa_half / target) ** 2)
     g = Guidance(
@@ -87,9 +105,12 @@ def guidance(s: PassFailStats, target: float = TARGET_HALF_WIDTH) -> Guidance:
     else:
         # More labels only help when the humans lack a class; a judge that gives one verdict
         # to everything keeps kappa undefined however many labels there are.
-        reason = s.cohen_kappa_undefined or "no standard error"
-        g.lines.append(f"kappa is undefined ({reason}): no label count can be given for it")
-        g.warnings.append(f"labels needed for kappa undefined: kappa is undefined ({reason})")
+        if s.cohen_kappa_undefined is None and s.cohen_kappa_ci_undefined is not None:
+            what, reason = "kappa's interval", s.cohen_kappa_ci_undefined
+        else:
+            what, reason = "kappa", s.cohen_kappa_undefined or "no standard error"
+        g.lines.append(f"{what} is undefined ({reason}): no label count can be given for it")
+        g.warnings.append(f"labels needed for kappa undefined: {what} is undefined ({reason})")
     for name, have, need in (
         ("human passes", n_pass, g.human_passes_needed),
         ("human fails", n_fail, g.human_fails_needed),

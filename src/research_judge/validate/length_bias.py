@@ -75,6 +75,7 @@ def length_bias(data: Paired) -> LengthBias:
         return out
     log_len = np.log1p(length)
     out.median_length = _median_by_cell(length, data.human_pass, data.judge_pass)
+    # The unit of odds_ratio_per_sd (see _fit); 0 when every answer has the same length.
     out.sd_log_length = float(np.std(log_len)) if log_len.size else None
     out.model = _fit(log_len, data.human_pass, data.judge_pass)
     out.reading = _reading(out.model, unit)
@@ -99,27 +100,38 @@ def _length(data: Paired) -> tuple[str | None, npt.NDArray[np.float64] | None]:
 def _fit(
     log_len: npt.NDArray[np.float64], human: npt.NDArray[np.bool_], judge: npt.NDArray[np.bool_]
 ) -> LengthModel:
-    # When the judge agrees with every human pass (or every human fail), the human label
-    # separates that class perfectly and its coefficient has no finite estimate; the length
-    # effect is then identified by the other class alone, so fit there with length only.
-    b = int(np.sum(human & ~judge))
-    c = int(np.sum(~human & judge))
+    # Length can only explain judge verdicts that vary. In a human class where the judge gave
+    # one verdict throughout (a lenient judge passing every human fail, a strict one failing
+    # every human pass), the human label alone settles those verdicts and its coefficient has no
+    # finite estimate; the length effect is identified by the class that varies, fitted there
+    # with length only.
+    varies = {
+        name: bool(judge[m].any() and (~judge[m]).any())
+        for name, m in (("passes", human), ("fails", ~human))
+    }
     has_pass, has_fail = bool(human.any()), bool((~human).any())
-    if has_pass and has_fail and b == 0 and c == 0:
-        return LengthModel(
-            "all sessions",
-            human.size,
-            note="the judge's verdict equals the human label on "
-            "every session, so length has nothing left to explain",
-        )
-    if has_pass and has_fail and b > 0 and c > 0:
+    if varies["passes"] and varies["fails"]:
         keep, scope = np.ones_like(human), "all sessions; predictors: z(log length), human label"
-    elif has_fail and (b == 0 or not has_pass):
-        keep, scope = ~human, "human fails only (the judge passed every human pass)"
+    elif varies["passes"] or varies["fails"]:
+        cls = "passes" if varies["passes"] else "fails"
+        keep = human if cls == "passes" else ~human
+        other = "fails" if cls == "passes" else "passes"
+        scope = (
+            f"human {cls} only (one human class labelled)"
+            if not (has_pass and has_fail)
+            else f"human {cls} only (the judge gave every human {other[:-2]} the same verdict)"
+        )
     else:
-        keep, scope = human, "human passes only (the judge failed every human fail)"
-    if not has_pass or not has_fail:
-        scope = f"human {'passes' if has_pass else 'fails'} only (one human class labelled)"
+        note = (
+            "the judge gave the same verdict to every session of each human class, so length "
+            "has nothing left to explain"
+        )
+        if has_pass and has_fail and not np.any(human != judge):
+            note = (
+                "the judge's verdict equals the human label on every session, so length has "
+                "nothing left to explain"
+            )
+        return LengthModel("all sessions", human.size, note=note)
     x, y = log_len[keep], judge[keep]
     model = LengthModel(scope, int(y.size))
     verdicts_each = min(int(y.sum()), int((~y).sum()))
@@ -129,11 +141,14 @@ def _fit(
             f"verdict; need {MIN_FIT_N} and {MIN_VERDICTS_EACH})"
         )
         return model
-    sd = float(np.std(x))
-    if sd == 0:
-        model.note = "every answer has the same length"
+    # Equality, not a zero SD: identical floats can have an SD of 1e-16, and dividing by it
+    # would turn rounding noise into a "length predicts the verdict exactly" reading.
+    if np.ptp(x) == 0:
+        model.note = "every answer in the fitted sessions has the same length"
         return model
-    z = (x - x.mean()) / sd
+    # One unit for every scope: the SD of log length over all compared sessions, the SD the
+    # report prints, so "per SD" means the same thing whichever class was fitted.
+    z = (x - log_len.mean()) / float(np.std(log_len))
     columns = [z, human[keep].astype(float)] if scope.startswith("all") else [z]
     _fit_logit(np.column_stack(columns), y.astype(int), model)
     return model
@@ -160,13 +175,16 @@ def _fit_logit(
     prob = logit.predict_proba(features)[:, 1]
     # For the logit link the observed and expected information coincide: X' W X.
     info = design.T @ (design * (prob * (1 - prob))[:, None])
-    if np.max(np.abs(coef[1:])) > MAX_ABS_COEF or np.linalg.cond(info) > 1e10:
+    # Only the length coefficient is guarded: a near-perfect judge has a large but finite
+    # human-label coefficient, and that is no reason to withhold the length effect.
+    variance = np.linalg.pinv(info)[1, 1] if np.all(np.isfinite(info)) else math.inf
+    if abs(coef[1]) > MAX_ABS_COEF or not (0 < variance < math.inf):
         model.note = (
             "perfect or near-perfect separation: length (with the human label) predicts the "
             "judge's verdict almost exactly, so the odds ratio has no finite estimate"
         )
         return
-    se = math.sqrt(float(np.linalg.inv(info)[1, 1]))
+    se = math.sqrt(float(variance))
     beta = float(coef[1])
     model.coefficient, model.standard_error = beta, se
     model.odds_ratio_per_sd = math.exp(beta)

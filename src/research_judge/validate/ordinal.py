@@ -80,10 +80,13 @@ def criterion_agreement(
         return out
     single = [who for who, used in (("humans", h), ("judge", j)) if np.unique(used).size == 1]
     if single:
+        # As for the pass/fail kappa: arithmetic gives 0 here, forced by the data, so null.
         out.warnings.append(
-            f"{criterion}: {' and '.join(single)} used a single score: weighted kappa is 0 by "
-            "construction and says nothing about agreement"
+            f"{criterion}: weighted kappa undefined: {' and '.join(single)} used a single score, "
+            "so it would be 0 by construction and says nothing about agreement; read exact and "
+            "within-one agreement instead"
         )
+        return out
     out.linear_kappa = float(cohen_kappa_score(h, j, labels=SCALE, weights="linear"))
     out.quadratic_kappa = float(cohen_kappa_score(h, j, labels=SCALE, weights="quadratic"))
     return out

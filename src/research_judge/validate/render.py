@@ -8,6 +8,7 @@ from .dataset import ExcludedGroup, Exclusions
 from .guidance import RULE_OF_THUMB, Guidance
 from .length_bias import LengthBias
 from .ordinal import CriterionAgreement
+from .prevalence import CorrectedPassRate
 from .report import ValidationReport
 
 CLASS_NAMES = {"human_pass": "human passes", "human_fail": "human fails"}
@@ -26,11 +27,15 @@ def render_text(report: ValidationReport) -> str:
         *_rates(s),
         "",
         *_kappa(s),
+        "",
+        *_corrected(report.corrected),
     ]
     if report.criteria:
         parts += ["", *_criteria(report.criteria)]
     parts += ["", *_length(report.length_bias), "", *_guidance(report.guidance)]
     parts += ["", *_excluded(report.excluded)]
+    if report.gates:
+        parts += ["", *_gates(report)]
     if report.warnings:
         parts += ["", "Warnings", *(f"  - {w}" for w in report.warnings)]
     return "\n".join(parts) + "\n"
@@ -106,7 +111,8 @@ def _kappa(s: PassFailStats) -> list[str]:
         # The short reason here; the full warning (what to read instead) is listed at the end.
         return [f"Cohen's kappa: undefined ({s.cohen_kappa_undefined}; see warnings)"]
     if s.cohen_kappa_ci is None:
-        return [f"Cohen's kappa: {s.cohen_kappa:.3f} (no interval; see warnings)"]
+        why = s.cohen_kappa_ci_undefined or "see warnings"
+        return [f"Cohen's kappa: {s.cohen_kappa:.3f} (no interval: {why})"]
     lines = [f"Cohen's kappa: {s.cohen_kappa:.3f} ({s.kappa_band})"]
     lines.append(
         f"  95% CI {_num_ci(s.cohen_kappa_ci)} ({s.cohen_kappa_ci_method}); "
@@ -116,6 +122,25 @@ def _kappa(s: PassFailStats) -> list[str]:
         lines.append(
             f"  analytic 95% CI {_num_ci(s.cohen_kappa_ci_analytic)}, SE {s.cohen_kappa_se:.3f}"
         )
+    return lines
+
+
+def _corrected(c: CorrectedPassRate) -> list[str]:
+    raw = f"{_pct(c.raw)} of {c.n_graded} graded sessions {_pct_ci(c.raw_ci)}".rstrip()
+    lines = ["Pass rate of the whole run", f"  judge's raw pass rate: {raw}"]
+    if c.value is None:
+        lines.append(f"  corrected for the judge's errors: undefined ({c.undefined})")
+        return lines
+    interval = _pct_ci(c.ci) or f"no interval ({c.undefined})"
+    lines.append(f"  corrected for the judge's errors (Rogan-Gladen): {_pct(c.value)} {interval}")
+    lines.append(f"  interval: {c.method}")
+    return lines
+
+
+def _gates(report: ValidationReport) -> list[str]:
+    status = "PASSED" if report.gates_passed else "FAILED"
+    lines = [f"Gates: {status}"]
+    lines += [f"  {'ok  ' if g.passed else 'FAIL'} {g.message}" for g in report.gates]
     return lines
 
 

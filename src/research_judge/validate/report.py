@@ -9,12 +9,14 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..results.model import Result
-from .agreement import PassFailStats, headline, pass_fail_stats
+from .agreement import PassFailStats, full_headline, pass_fail_stats
 from .dataset import Exclusions, pair
+from .gates import Gate, evaluate
 from .guidance import Guidance, guidance
 from .labels import Labels
 from .length_bias import LengthBias, length_bias
 from .ordinal import CriterionAgreement, criterion_agreement
+from .prevalence import CorrectedPassRate, corrected_pass_rate
 
 
 @dataclass
@@ -29,7 +31,14 @@ class ValidationReport:
     n_labels: int
     seed: int
     n_boot: int
+    corrected: CorrectedPassRate
+    gates: list[Gate] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def gates_passed(self) -> bool | None:
+        """None when no bar was set; otherwise whether every bar was met."""
+        return None if not self.gates else all(g.passed for g in self.gates)
 
     @property
     def n(self) -> int:
@@ -50,6 +59,7 @@ class ValidationReport:
             "cohen_kappa": s.cohen_kappa,
             "cohen_kappa_ci": s.cohen_kappa_ci,
             "cohen_kappa_ci_method": s.cohen_kappa_ci_method,
+            "cohen_kappa_ci_undefined": s.cohen_kappa_ci_undefined,
             "cohen_kappa_ci_bootstrap": s.cohen_kappa_ci_bootstrap,
             "cohen_kappa_ci_analytic": s.cohen_kappa_ci_analytic,
             "cohen_kappa_se": s.cohen_kappa_se,
@@ -69,6 +79,11 @@ class ValidationReport:
             "human_pass_rate_ci": s.human_pass_rate_ci,
             "alignment": s.alignment,
             "alignment_ci": s.alignment_ci,
+            **self.corrected.to_dict(),
+            "gates": {
+                "passed": self.gates_passed,
+                "bars": [g.to_dict() for g in self.gates],
+            },
             "mcnemar": None
             if m is None
             else {
@@ -89,9 +104,19 @@ class ValidationReport:
 
 
 def validate_run(
-    results: Sequence[Result], labels: Labels, *, seed: int = 0, n_boot: int = 10_000
+    results: Sequence[Result],
+    labels: Labels,
+    *,
+    seed: int = 0,
+    n_boot: int = 10_000,
+    min_kappa: float | None = None,
+    min_fail_agreement: float | None = None,
 ) -> ValidationReport:
-    """Compare judge verdicts (and 1-3 scores) with human labels on the sessions both cover."""
+    """Compare judge verdicts (and 1-3 scores) with human labels on the sessions both cover.
+
+    ``min_kappa`` / ``min_fail_agreement`` set bars (see ``gates``); the report says which
+    failed, and ``gates_passed`` is what ``validate`` turns into its exit status.
+    """
     if n_boot < 0:
         raise ConfigError(f"bootstrap resamples must be 0 or more, got {n_boot}")
     data, excluded = pair(results, labels)
@@ -101,14 +126,26 @@ def validate_run(
         for name in data.label_criteria
     }
     bias = length_bias(data)
+    graded = [r for r in results if r.ok]
+    corrected = corrected_pass_rate(
+        sum(r.verdict == "pass" for r in graded),
+        len(graded),
+        stats.table,
+        seed=seed,
+        n_boot=n_boot,
+    )
+    gates = evaluate(stats, min_kappa=min_kappa, min_fail_agreement=min_fail_agreement)
     advice = guidance(stats)
     warnings = [*_exclusion_warnings(excluded), *stats.warnings]
     for c in criteria.values():
         warnings.extend(c.warnings)
     warnings.extend(bias.warnings)
     warnings.extend(advice.warnings)
+    if corrected.undefined is not None:
+        what = "corrected_pass_rate" if corrected.value is None else "corrected_pass_rate_ci"
+        warnings.append(f"{what} undefined: {corrected.undefined}")
     return ValidationReport(
-        headline=headline(stats),
+        headline=full_headline(stats),
         pass_fail=stats,
         criteria=criteria,
         length_bias=bias,
@@ -118,6 +155,8 @@ def validate_run(
         n_labels=len(labels),
         seed=seed,
         n_boot=n_boot,
+        corrected=corrected,
+        gates=gates,
         warnings=warnings,
     )
 

@@ -1,0 +1,68 @@
+"""``research-judge convert``: agent logs (OpenAI chat, Anthropic, OTel traces) -> sessions."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ._help import DefaultsFormatter
+
+FORMATS = ("openai-chat", "anthropic", "otel")  # checked against the library's list in a test
+EXIT_OK, EXIT_BAD_RECORDS = 0, 2
+DESCRIPTION = """\
+Convert agent logs into the sessions JSONL that grade reads. Each tool result the agent
+received becomes one reference (id = the tool call id), with its tool, arguments and, for
+OpenTelemetry, the agent that made the call.
+
+formats:
+  openai-chat  JSONL of {"id", "messages", "metadata"?}, Chat Completions messages
+  anthropic    JSONL of {"id", "system"?, "messages", "metadata"?}, Messages API blocks
+               (tool_result, web_fetch and web_search server tool results, citations)
+  otel         OTLP JSON traces (the collector's file exporter), GenAI semantic
+               conventions: one session per trace, references from the root agent
+               and every sub-agent
+
+Bad records are named (file:line, or the trace id) and skipped; the rest are converted.
+The output is written to a temporary file and renamed into place; an input is never
+overwritten. Exit 0 when every record converted, 2 when any was bad.
+See docs/agent-logs.md."""
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "convert",
+        help="turn agent logs into a sessions file for grade",
+        description=DESCRIPTION,
+        formatter_class=DefaultsFormatter,
+    )
+    p.add_argument("format", metavar="FORMAT", choices=FORMATS, help=" | ".join(FORMATS))
+    p.add_argument("inputs", metavar="INPUT", nargs="+", help="log files, read in order")
+    p.add_argument("--out", required=True, metavar="SESSIONS.jsonl", help="sessions file to write")
+    p.add_argument(
+        "--stub-pattern",
+        metavar="REGEX",
+        help="a tool result matching REGEX in full is a stub for offloaded text: its named group "
+        "'ref' becomes the reference's content_ref, read at grading time by grade --store",
+    )
+    p.add_argument("--quiet", action="store_true", help="print no summary line")
+    p.set_defaults(run=run_convert)
+
+
+def run_convert(args: argparse.Namespace) -> int:
+    from ..errors import InputFileError
+    from ..sessions.convert import ConvertOptions, compile_stub_pattern, convert_files
+
+    def report(exc: InputFileError) -> None:
+        print(f"research-judge convert: {exc}", file=sys.stderr)
+
+    options = ConvertOptions(stub_pattern=compile_stub_pattern(args.stub_pattern))
+    stats = convert_files(args.format, args.inputs, args.out, options, on_error=report)
+    if not args.quiet:
+        bad = f"; {len(stats.errors)} bad record(s) skipped (listed above)" if stats.errors else ""
+        print(
+            f"converted {stats.sessions} session(s) to {args.out}: {stats.references} "
+            f"reference(s), {stats.offloaded} offloaded (content_ref), "
+            f"{stats.citations} provider citation(s){bad}"
+        )
+    return EXIT_BAD_RECORDS if stats.errors else EXIT_OK

@@ -1,0 +1,50 @@
+"""`research-judge stability RESULTS`: how often the judge changes its mind (`grade --repeats`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from ..errors import ConfigError, UserError
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "stability",
+        help="how stable the judge is across repeated samples (results of grade --repeats K)",
+        description=(
+            "Read results graded with `grade --repeats K` and report Fleiss' kappa over the K "
+            "samples' verdicts (and per 1-3 criterion) with a bootstrap interval, the flip rate "
+            "(sessions whose samples disagree) and the unstable sessions, nearest the pass "
+            "threshold first. Exit 0, or 2 on bad input or when no result carries samples."
+        ),
+    )
+    p.add_argument("results", metavar="RESULTS.jsonl", help="results written by grade --repeats K")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    p.add_argument(
+        "--bootstrap",
+        type=int,
+        default=2000,
+        metavar="N",
+        help="bootstrap resamples for the kappa intervals (default: 2000; 0: no interval)",
+    )
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..results.model import read_results
+    from ..validate.stability import render_text, stability
+
+    if args.bootstrap < 0:
+        raise ConfigError(f"--bootstrap must be 0 or more, got {args.bootstrap}")
+    report = stability(read_results(args.results), seed=args.seed, n_boot=args.bootstrap)
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2, allow_nan=False))
+    else:
+        sys.stdout.write(render_text(report))
+    if report.n_repeated == 0:
+        raise UserError(f"{args.results}: no result carries repeated samples (grade --repeats K)")
+    return 0

@@ -1,0 +1,170 @@
+"""What every converter shares: one record's failure, reading JSONL records, building references.
+
+A converter turns one log record (a JSONL line, or an OpenTelemetry trace) into a session dict in
+the contract's input format. A problem with one record raises ``RecordError``; the caller names
+the record (``file:line`` or the trace id) and goes on with the next.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...errors import ConfigError, InputFileError
+
+# What a converter produces for one record: a session in the contract's input format.
+SessionDict = dict[str, Any]
+
+
+class RecordError(ValueError):
+    """One record cannot become a session; the message says why, in the log's own terms."""
+
+
+@dataclass(frozen=True)
+class ConvertOptions:
+    # A tool result matching this pattern in full is a stub for text kept in storage; its named
+    # group ``ref`` becomes the reference's ``content_ref`` (read by ``grade --store``).
+    stub_pattern: re.Pattern[str] | None = None
+
+
+def compile_stub_pattern(text: str | None) -> re.Pattern[str] | None:
+    if text is None:
+        return None
+    try:
+        pattern = re.compile(text, re.DOTALL)
+    except re.error as exc:
+        raise ConfigError(f"--stub-pattern is not a valid regular expression: {exc}") from exc
+    if "ref" not in pattern.groupindex:
+        raise ConfigError(
+            "--stub-pattern needs a named group 'ref' for the storage key, "
+            r"e.g. '\[stored at (?P<ref>\S+)\]'"
+        )
+    return pattern
+
+
+def jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any] | InputFileError]]:
+    """Every non-blank line of a JSONL log as ``(line, object)``, or the error naming the line."""
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise InputFileError(path, f"cannot read log: {exc.strerror or exc}") from exc
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                yield (
+                    number,
+                    InputFileError(path, f"not valid UTF-8 (byte {exc.start + 1})", number),
+                )
+                continue
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError as exc:
+                yield (
+                    number,
+                    InputFileError(path, f"not valid JSON: {exc.msg} (column {exc.colno})", number),
+                )
+                continue
+            if not isinstance(value, dict):
+                yield (
+                    number,
+                    InputFileError(
+                        path, f"expected a JSON object, got {type(value).__name__}", number
+                    ),
+                )
+                continue
+            yield number, value
+
+
+def reference(
+    ref_id: str,
+    text: str,
+    options: ConvertOptions,
+    *,
+    title: str | None = None,
+    url: str | None = None,
+    **provenance: Any,
+) -> dict[str, Any]:
+    """A trajectory reference; a tool result that is a storage stub gets ``content_ref``."""
+    out: dict[str, Any] = {"id": ref_id}
+    stub = options.stub_pattern.fullmatch(text.strip()) if options.stub_pattern else None
+    if stub is not None and stub.group("ref"):
+        out["content_ref"] = stub.group("ref")
+    else:
+        out["content"] = text
+    out["title"] = title
+    out["url"] = url
+    out.update({k: v for k, v in provenance.items() if v is not None})
+    return out
+
+
+def call_title(tool: str | None, args: Any) -> str | None:
+    """``web_fetch(url=https://...)``: what the agent asked for, as a reference title."""
+    if tool is None:
+        return None
+    if isinstance(args, Mapping):
+        shown = ", ".join(f"{k}={_short(v)}" for k, v in args.items())
+    elif args in (None, "", {}):
+        shown = ""
+    else:
+        shown = _short(args)
+    return f"{tool}({shown})"
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def parse_arguments(raw: Any) -> Any:
+    """Tool-call arguments as logged: a JSON string (OpenAI, OTel) or already an object."""
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw)
+        except json.JSONDecodeError:
+            return raw  # kept as the agent sent it: still useful as provenance
+    return raw
+
+
+def url_argument(args: Any) -> str | None:
+    if isinstance(args, Mapping):
+        url = args.get("url")
+        return url if isinstance(url, str) and url else None
+    return None
+
+
+def as_text(value: Any) -> str:
+    """A tool result as text: strings as they are, anything else as JSON."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def require(record: Mapping[str, Any], key: str, kind: type) -> Any:
+    value = record.get(key)
+    if not isinstance(value, kind):
+        if value is None:
+            raise RecordError(f"missing {key!r}")
+        raise RecordError(f"{key!r} must be {_kind_name(kind)}, got {type(value).__name__}")
+    return value
+
+
+def _kind_name(kind: type) -> str:
+    names: dict[type, str] = {str: "a string", list: "a list", dict: "an object"}
+    return names.get(kind, kind.__name__)
+
+
+def metadata_of(record: Mapping[str, Any]) -> dict[str, Any]:
+    meta = record.get("metadata")
+    if meta is None:
+        return {}
+    if not isinstance(meta, dict):
+        raise RecordError(f"'metadata' must be an object, got {type(meta).__name__}")
+    return dict(meta)

@@ -1,0 +1,253 @@
+"""``anthropic``: JSONL of ``{"id", "system"?, "messages", "metadata"?}`` with Messages API blocks.
+
+Question: the first user text. Answer: the text blocks of the last assistant message that has
+text, joined. References, in order, one per tool call id:
+- ``tool_result`` blocks (string content, or text, ``search_result`` and text ``document``
+  blocks; images and other blocks are named in ``unreadable``), titled by the ``tool_use``;
+- ``web_fetch_tool_result``: the fetched document's text, url and title;
+- ``web_search_tool_result``: the result list (titles, urls, and page text where the log has it).
+  Search results' ``encrypted_content`` cannot be read: the reference says so in
+  ``unreadable`` instead of passing ciphertext to the judge.
+``citations`` on the answer's text blocks become the session's citations.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._common import (
+    ConvertOptions,
+    RecordError,
+    SessionDict,
+    as_text,
+    call_title,
+    metadata_of,
+    reference,
+    require,
+    url_argument,
+)
+from .citations import link_citations
+
+NAME = "anthropic"
+
+
+def convert_record(record: dict[str, Any], options: ConvertOptions) -> SessionDict:
+    session_id = require(record, "id", str)
+    messages = require(record, "messages", list)
+    calls: dict[str, tuple[str | None, Any]] = {}
+    question: str | None = None
+    answer: tuple[str, list[dict[str, Any]]] | None = None
+    trajectory: list[dict[str, Any]] = []
+    for index, message in enumerate(messages):
+        if not isinstance(message, dict):
+            raise RecordError(f"messages[{index}] is not an object")
+        blocks = _blocks(message.get("content"), index)
+        role = message.get("role")
+        text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+        if role == "user" and question is None and text.strip():
+            question = text
+        if role == "assistant" and text.strip():
+            answer = _answer(blocks)
+        for block in blocks:
+            kind = block.get("type")
+            if kind in ("tool_use", "server_tool_use") and isinstance(block.get("id"), str):
+                calls[block["id"]] = (block.get("name"), block.get("input"))
+            elif kind in ("tool_result", "web_fetch_tool_result", "web_search_tool_result"):
+                call_id = block.get("tool_use_id")
+                if not isinstance(call_id, str) or not call_id:
+                    raise RecordError(f"messages[{index}]: {kind} block without a tool_use_id")
+                tool, args = calls.get(call_id, (None, None))
+                build = _RESULTS[kind]
+                trajectory.append(build(call_id, block, tool, args, options))
+    if question is None:
+        raise RecordError("no user message with text (the question)")
+    if answer is None:
+        raise RecordError("no assistant message with text (the answer)")
+    text, raw_citations = answer
+    session: SessionDict = {
+        "id": session_id,
+        "question": question,
+        "answer": text,
+        "trajectory": trajectory,
+        "metadata": metadata_of(record),
+    }
+    citations = link_citations(raw_citations, trajectory)
+    if citations:
+        session["citations"] = citations
+    return session
+
+
+def _blocks(content: Any, index: int) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if isinstance(content, list) and all(isinstance(b, dict) for b in content):
+        return content
+    raise RecordError(f"messages[{index}].content must be a string or a list of blocks")
+
+
+def _answer(blocks: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+    """The answer text and its citations, each located on the span of its text block."""
+    text, citations = "", []
+    for block in blocks:
+        if block.get("type") != "text":
+            continue
+        piece = str(block.get("text", ""))
+        for cite in block.get("citations") or []:
+            if isinstance(cite, dict):
+                citations.append(_citation(cite, len(text), len(text) + len(piece)))
+        text += piece
+    return text, citations
+
+
+def _citation(cite: dict[str, Any], start: int, end: int) -> dict[str, Any]:
+    # web_search_result_location has url and title; the document kinds (char_location,
+    # page_location, content_block_location) name the document by title; search_result_location
+    # by its source.
+    url = cite.get("url") or (
+        cite.get("source") if cite.get("type") == "search_result_location" else None
+    )
+    return {
+        "start": start,
+        "end": end,
+        "url": url,
+        "title": cite.get("title") or cite.get("document_title"),
+        "cited_text": cite.get("cited_text"),
+        "kind": cite.get("type"),
+    }
+
+
+def _tool_result(
+    call_id: str, block: dict[str, Any], tool: str | None, args: Any, options: ConvertOptions
+) -> dict[str, Any]:
+    content = block.get("content")
+    urls: list[str] = []
+    skipped: list[str] = []
+    if isinstance(content, list):
+        parts = []
+        for item in content:
+            if not isinstance(item, dict):
+                continue
+            kind = item.get("type")
+            if kind == "text":
+                parts.append(str(item.get("text", "")))
+            elif kind == "search_result":
+                # A client tool's search results: title, source and the text blocks of each.
+                source = item.get("source")
+                if isinstance(source, str) and source:
+                    urls.append(source)
+                body = "\n".join(
+                    str(b.get("text", ""))
+                    for b in item.get("content") or []
+                    if isinstance(b, dict) and b.get("type") == "text"
+                )
+                parts.append(f"{item.get('title') or '(untitled)'} <{source}>\n{body}")
+            elif kind == "document" and (item.get("source") or {}).get("type") == "text":
+                parts.append(str(item["source"].get("data", "")))
+            else:
+                skipped.append(str(kind))
+        text = "\n".join(parts)
+    elif content is None:
+        text = ""
+    else:
+        text = as_text(content)
+    return reference(
+        call_id,
+        text,
+        options,
+        title=call_title(tool, args),
+        url=url_argument(args),
+        tool=tool,
+        args=args,
+        urls=urls or None,
+        unreadable=f"{len(skipped)} block(s) of type {', '.join(sorted(set(skipped)))}"
+        if skipped
+        else None,
+        is_error=True if block.get("is_error") else None,
+    )
+
+
+def _web_fetch(
+    call_id: str, block: dict[str, Any], tool: str | None, args: Any, options: ConvertOptions
+) -> dict[str, Any]:
+    result = block.get("content") or {}
+    if result.get("type") != "web_fetch_result":
+        code = result.get("error_code", "unknown")
+        return reference(
+            call_id,
+            f"web fetch failed: {code}",
+            options,
+            title=call_title(tool, args),
+            url=url_argument(args),
+            tool=tool or "web_fetch",
+            args=args,
+            is_error=True,
+        )
+    document = result.get("content") or {}
+    source = document.get("source") or {}
+    unreadable = None
+    if source.get("type") == "text":
+        text = str(source.get("data", ""))
+    else:
+        # A base64 PDF or other binary document: not text the judge can read.
+        text = ""
+        unreadable = f"document source of type {source.get('type')!r} ({source.get('media_type')})"
+    return reference(
+        call_id,
+        text,
+        options,
+        title=document.get("title") or call_title(tool, args),
+        url=result.get("url") or url_argument(args),
+        tool=tool or "web_fetch",
+        args=args,
+        unreadable=unreadable,
+    )
+
+
+def _web_search(
+    call_id: str, block: dict[str, Any], tool: str | None, args: Any, options: ConvertOptions
+) -> dict[str, Any]:
+    results = block.get("content")
+    if not isinstance(results, list):
+        code = (
+            (results or {}).get("error_code", "unknown") if isinstance(results, dict) else "unknown"
+        )
+        return reference(
+            call_id,
+            f"web search failed: {code}",
+            options,
+            title=call_title(tool, args),
+            tool=tool or "web_search",
+            args=args,
+            is_error=True,
+        )
+    lines, urls, encrypted = [], [], 0
+    for item in results:
+        if not isinstance(item, dict):
+            continue
+        url, title = item.get("url"), item.get("title")
+        if isinstance(url, str):
+            urls.append(url)
+        lines.append(f"{title or '(untitled)'} <{url}>")
+        page = item.get("page_content") or item.get("text")
+        if isinstance(page, str) and page:
+            lines.append(page)
+        elif item.get("encrypted_content"):
+            encrypted += 1
+    unreadable = f"encrypted page content of {encrypted} search result(s)" if encrypted else None
+    return reference(
+        call_id,
+        "\n".join(lines),
+        options,
+        title=call_title(tool, args),
+        tool=tool or "web_search",
+        args=args,
+        urls=urls or None,
+        unreadable=unreadable,
+    )
+
+
+_RESULTS = {
+    "tool_result": _tool_result,
+    "web_fetch_tool_result": _web_fetch,
+    "web_search_tool_result": _web_search,
+}

@@ -1,0 +1,115 @@
+"""``openai-chat``: JSONL of ``{"id", "messages", "metadata"?}`` with Chat Completions messages.
+
+Question: the first user message's text. Answer: the last assistant message that has text.
+References: every ``tool`` message, in order, id = its ``tool_call_id``; the calling tool's name
+and arguments (from the assistant's ``tool_calls``) give the title and provenance, and a ``url``
+argument the reference's url. ``url_citation`` annotations on the answer become its citations.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._common import (
+    ConvertOptions,
+    RecordError,
+    SessionDict,
+    call_title,
+    metadata_of,
+    parse_arguments,
+    reference,
+    require,
+    url_argument,
+)
+from .citations import link_citations
+
+NAME = "openai-chat"
+
+
+def convert_record(record: dict[str, Any], options: ConvertOptions) -> SessionDict:
+    session_id = require(record, "id", str)
+    messages = require(record, "messages", list)
+    calls: dict[str, tuple[str | None, Any]] = {}
+    question: str | None = None
+    answer: str | None = None
+    annotations: list[Any] = []
+    trajectory: list[dict[str, Any]] = []
+    for index, message in enumerate(messages):
+        if not isinstance(message, dict):
+            raise RecordError(f"messages[{index}] is not an object")
+        role = message.get("role")
+        if role == "user" and question is None:
+            question = _text(message.get("content"), index) or None
+        elif role == "assistant":
+            for call in message.get("tool_calls") or []:
+                if isinstance(call, dict) and isinstance(call.get("id"), str):
+                    function = call.get("function") or {}
+                    arguments = parse_arguments(function.get("arguments"))
+                    calls[call["id"]] = (function.get("name"), arguments)
+            text = _text(message.get("content"), index)
+            if text:
+                answer, annotations = text, list(message.get("annotations") or [])
+        elif role == "tool":
+            call_id = message.get("tool_call_id")
+            if not isinstance(call_id, str) or not call_id:
+                raise RecordError(f"messages[{index}]: tool message without a tool_call_id")
+            tool, args = calls.get(call_id, (None, None))
+            trajectory.append(
+                reference(
+                    call_id,
+                    _text(message.get("content"), index),
+                    options,
+                    title=call_title(tool, args),
+                    url=url_argument(args),
+                    tool=tool,
+                    args=args,
+                )
+            )
+    if question is None:
+        raise RecordError("no user message with text (the question)")
+    if answer is None:
+        raise RecordError("no assistant message with text (the answer)")
+    session: SessionDict = {
+        "id": session_id,
+        "question": question,
+        "answer": answer,
+        "trajectory": trajectory,
+        "metadata": metadata_of(record),
+    }
+    citations = link_citations(
+        [_url_citation(a, answer) for a in annotations if _is_url_citation(a)], trajectory
+    )
+    if citations:
+        session["citations"] = citations
+    return session
+
+
+def _text(content: Any, index: int) -> str:
+    """A message's text: a string, or the text parts of a content list joined."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            part.get("text", "")
+            for part in content
+            if isinstance(part, dict) and part.get("type") == "text"
+        )
+    raise RecordError(f"messages[{index}].content must be a string or a list of parts")
+
+
+def _is_url_citation(annotation: Any) -> bool:
+    return isinstance(annotation, dict) and annotation.get("type") == "url_citation"
+
+
+def _url_citation(annotation: dict[str, Any], answer: str) -> dict[str, Any]:
+    body = annotation.get("url_citation") or {}
+    start, end = body.get("start_index"), body.get("end_index")
+    span = isinstance(start, int) and isinstance(end, int) and 0 <= start <= end <= len(answer)
+    return {
+        "start": start if span else None,
+        "end": end if span else None,
+        "url": body.get("url"),
+        "title": body.get("title"),
+    }

@@ -1,0 +1,149 @@
+"""Which sessions to label next: `validate --suggest N`.
+
+The unlabelled sessions most worth a human's time are the ones the judge nearly decided the
+other way: a verdict that sits on the policy's threshold is where the judge is most likely to
+disagree with a person, and labelling it tells the most about both agreement rates. So:
+
+- candidates are the graded sessions with no label (errored ones cannot be compared);
+- each gets a ``margin`` on the 0..1 criterion scale (scores as (score - 1) / 2): for a judge
+  pass, the smallest distance of any gated number above its floor (0 = exactly on the floor);
+  for a judge fail, the largest shortfall below a floor (how far it is from passing);
+- judge passes and judge fails are two strata, each ordered nearest the threshold first (then
+  input order), and they alternate, so the labels cover both verdicts equally (a lenient judge
+  hides human fails among its passes; a strict one, human passes among its fails). When one
+  stratum runs out the other fills the rest.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ConfigError
+from ..judge.policy import VerdictPolicy
+from ..results.model import RATIO_NAMES, SCORE_NAMES, Result
+from .labels import Labels
+
+COLUMNS = (
+    "session_id",
+    "label",
+    *SCORE_NAMES,
+    "judge_verdict",
+    "margin",
+    "rank",
+    "judge_reasons",
+    "question",
+)
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    session_id: str
+    judge_verdict: str
+    margin: float
+    reasons: str
+    question: str
+
+
+def margin(result: Result, policy: VerdictPolicy) -> float | None:
+    """Distance of the session's verdict from flipping, on the 0..1 scale; None if unknown."""
+    gaps: list[float] = []  # value - floor for every rule that applies
+    for name in SCORE_NAMES:
+        floor: int = getattr(policy, f"min_{name}")
+        if result.scores and name in result.scores:
+            gaps.append((result.scores[name].score - floor) / 2)
+    for name in RATIO_NAMES:
+        ratio_floor: float | None = getattr(policy, f"min_{name}")
+        value = result.criterion_value(name)
+        if ratio_floor is not None and value is not None:
+            gaps.append(value - ratio_floor)
+    if not gaps:
+        return None
+    if result.verdict == "pass":
+        return max(0.0, min(gaps))
+    shortfalls = [-g for g in gaps if g < 0]
+    return max(shortfalls) if shortfalls else 0.0
+
+
+def suggest(
+    results: Sequence[Result],
+    labels: Labels,
+    n: int,
+    policy: VerdictPolicy | None = None,
+) -> list[Suggestion]:
+    if n < 1:
+        raise ConfigError(f"--suggest needs a number of sessions of 1 or more, got {n}")
+    rule = policy or VerdictPolicy()
+    strata: dict[str, list[tuple[float, int, Suggestion]]] = {"pass": [], "fail": []}
+    for index, r in enumerate(results):
+        if not r.ok or r.session_id in labels.items or r.verdict is None:
+            continue
+        m = margin(r, rule)
+        item = Suggestion(
+            r.session_id,
+            r.verdict,
+            1.0 if m is None else m,  # nothing gated: as far from the threshold as can be
+            "; ".join(r.verdict_reasons),
+            r.question,
+        )
+        strata[r.verdict].append((item.margin, index, item))
+    ordered = {
+        k: [s for _, _, s in sorted(v, key=lambda t: (t[0], t[1]))] for k, v in strata.items()
+    }
+    out: list[Suggestion] = []
+    passes, fails = ordered["pass"], ordered["fail"]
+    while len(out) < n and (passes or fails):
+        for stratum in (fails, passes):  # fails first: usually the rarer, weaker class
+            if stratum and len(out) < n:
+                out.append(stratum.pop(0))
+    return out
+
+
+def _cell(text: str) -> str:
+    # A spreadsheet runs a cell that starts with = + - @ as a formula; session text is data.
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def to_csv(suggestions: Sequence[Suggestion]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for rank, s in enumerate(suggestions, start=1):
+        writer.writerow(
+            [
+                _cell(s.session_id),
+                "",
+                *("" for _ in SCORE_NAMES),
+                s.judge_verdict,
+                f"{s.margin:.4f}",
+                rank,
+                _cell(s.reasons),
+                _cell(" ".join(s.question.split())),
+            ]
+        )
+    return buffer.getvalue()
+
+
+def write_suggestions(path: str | Path, suggestions: Sequence[Suggestion]) -> None:
+    """Write the CSV; never over an existing file (it may be labels someone filled in)."""
+    target = Path(path)
+    if target.exists():
+        raise ConfigError(f"{target}: already exists; not overwriting it (choose another path)")
+    text = to_csv(suggestions)
+    fd, tmp = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        # link() refuses an existing target, so a file created meanwhile is not replaced either.
+        os.link(tmp, target)
+    except FileExistsError as exc:
+        raise ConfigError(f"{target}: already exists; not overwriting it") from exc
+    except OSError as exc:
+        raise ConfigError(f"{target}: cannot write suggestions: {exc.strerror or exc}") from exc
+    finally:
+        Path(tmp).unlink(missing_ok=True)

@@ -1,0 +1,486 @@
+"""``research-judge convert``: agent logs in three formats -> sessions the judge can grade."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from research_judge.cli import convert as convert_cli
+from research_judge.cli import main
+from research_judge.errors import ConfigError, InputFileError
+from research_judge.sessions import iter_sessions
+from research_judge.sessions.convert import (
+    FORMATS,
+    ConvertOptions,
+    compile_stub_pattern,
+    convert_files,
+)
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+LOGS = LOGS_DIR = FIXTURES / "agent_logs"
+STUB = r"\[stored: r2://agent-results/(?P<ref>\S+), \d+ chars\]"
+
+
+def read(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def convert(
+    fmt: str, tmp_path: Path, *inputs: Path, stub: str | None = None
+) -> tuple[list[dict[str, Any]], list[InputFileError]]:
+    out = tmp_path / "sessions.jsonl"
+    options = ConvertOptions(stub_pattern=compile_stub_pattern(stub))
+    stats = convert_files(fmt, list(inputs), out, options)
+    sessions = read(out)
+    assert stats.sessions == len(sessions)
+    return sessions, stats.errors
+
+
+def write_jsonl(path: Path, *lines: Any) -> Path:
+    path.write_text(
+        "".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines),
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_cli_formats_are_the_library_formats() -> None:
+    assert convert_cli.FORMATS == FORMATS
+
+
+# --- OpenTelemetry --------------------------------------------------------------------------
+
+
+def test_otel_trace_with_two_sub_agents_keeps_every_reference_with_its_provenance(
+    tmp_path: Path,
+) -> None:
+    (session,), errors = convert("otel", tmp_path, LOGS / "otel_traces.jsonl")
+    assert errors == []
+    assert session["id"] == "conv-heatpump-01"  # gen_ai.conversation.id, not the trace id
+    assert session["question"].startswith("How much does a cold-climate heat pump")
+    assert session["answer"].startswith("At -15 °C a cold-climate heat pump still works")
+    refs = session["trajectory"]
+    # Time order across the parallel sub-agents; call_m1 exists only as a tool_call_response part.
+    assert [r["id"] for r in refs] == ["call_s1", "call_f2", "call_f1", "call_m1"]
+    assert [(r["agent"], r["tool"]) for r in refs] == [
+        ("task-agent-1", "web_search"),
+        ("task-agent-2", "web_fetch"),
+        ("task-agent-1", "web_fetch"),
+        ("task-agent-2", "read_notes"),
+    ]
+    assert refs[2]["url"] == "https://example.org/ccashp-field-study"
+    assert refs[2]["args"] == {"url": "https://example.org/ccashp-field-study"}
+    assert refs[3]["title"] == "read_notes(topic=defrost)"
+    assert "Reverse-cycle defrost" in refs[3]["content"]
+    assert session["metadata"]["sub_agents"] == ["task-agent-1", "task-agent-2"]
+    assert session["metadata"]["trace_id"] == "5b8efff798038103d269b633813fc60c"
+
+
+def _span(
+    sid: str, parent: str | None, op: str, start: int, trace: str = "t1", **attrs: Any
+) -> dict[str, Any]:
+    attributes = [{"key": "gen_ai.operation.name", "value": {"stringValue": op}}]
+    for key, value in attrs.items():
+        text = value if isinstance(value, str) else json.dumps(value)
+        attributes.append({"key": key.replace("__", "."), "value": {"stringValue": text}})
+    return {
+        "traceId": trace,
+        "spanId": sid,
+        "parentSpanId": parent or "",
+        "name": op,
+        "startTimeUnixNano": str(start),
+        "attributes": attributes,
+    }
+
+
+def _export(*spans: dict[str, Any]) -> dict[str, Any]:
+    return {"resourceSpans": [{"resource": {}, "scopeSpans": [{"spans": list(spans)}]}]}
+
+
+def _user(text: str) -> list[dict[str, Any]]:
+    return [{"role": "user", "parts": [{"type": "text", "content": text}]}]
+
+
+def _out(text: str) -> list[dict[str, Any]]:
+    return [{"role": "assistant", "parts": [{"type": "text", "content": text}]}]
+
+
+def _simple_trace(trace: str, *, result: bool = True) -> dict[str, Any]:
+    tool: dict[str, Any] = {"gen_ai__tool__call__id": "c1", "gen_ai__tool__name": "search"}
+    if result:
+        tool["gen_ai__tool__call__result"] = "page text"
+    return _export(
+        _span("root", None, "invoke_agent", 1, trace),
+        _span("ch1", "root", "chat", 2, trace, gen_ai__input__messages=_user("Q?")),
+        _span("tool", "root", "execute_tool", 3, trace, **tool),
+        _span("ch2", "root", "chat", 4, trace, gen_ai__output__messages=_out("A.")),
+    )
+
+
+def test_otel_without_conversation_id_uses_the_trace_id_and_bad_lines_are_named(
+    tmp_path: Path,
+) -> None:
+    log = write_jsonl(
+        tmp_path / "traces.jsonl",
+        _simple_trace("trace-a"),
+        "{not json",
+        {"no": "spans"},
+        _simple_trace("trace-b", result=False),
+        _simple_trace("trace-c"),
+    )
+    sessions, errors = convert("otel", tmp_path, log)
+    assert [s["id"] for s in sessions] == ["trace-a", "trace-c"]
+    assert sessions[0]["question"] == "Q?" and sessions[0]["answer"] == "A."
+    assert [s["trajectory"][0]["content"] for s in sessions] == ["page text", "page text"]
+    messages = [str(e) for e in errors]
+    assert messages[0].startswith(f"{log}:2: not valid JSON")
+    assert messages[1] == f"{log}:3: not an OTLP export (no 'resourceSpans' list)"
+    assert (
+        "trace trace-b: tool call 'c1' (search, agent invoke_agent) has no recorded result"
+        in messages[2]
+    )
+
+
+def test_otel_trace_spread_over_files_is_one_session(tmp_path: Path) -> None:
+    spans = _simple_trace("t9")["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    first = write_jsonl(tmp_path / "a.jsonl", _export(*spans[:2]))
+    # A pretty-printed export (one JSON document over many lines) is read whole.
+    second = tmp_path / "b.json"
+    second.write_text(json.dumps(_export(*spans[2:]), indent=2), encoding="utf-8")
+    (session,), errors = convert("otel", tmp_path, first, second)
+    assert errors == [] and session["id"] == "t9" and len(session["trajectory"]) == 1
+
+
+def test_otel_messages_as_structured_attribute_values(tmp_path: Path) -> None:
+    # Some exporters write gen_ai.input.messages as an OTLP array of kvlists, not a JSON string.
+    def kv(**values: Any) -> dict[str, Any]:
+        return {"kvlistValue": {"values": [{"key": k, "value": v} for k, v in values.items()]}}
+
+    def message(role: str, kind: str, **part: Any) -> dict[str, Any]:
+        fields = {k: {"stringValue": v} for k, v in part.items()}
+        parts = {"arrayValue": {"values": [kv(type={"stringValue": kind}, **fields)]}}
+        return kv(role={"stringValue": role}, parts=parts)
+
+    chat = _span("ch", None, "chat", 1, "ts")
+    chat["attributes"] += [
+        {"key": "gen_ai.input.messages", "value": {"arrayValue": {"values": [
+            message("user", "text", content="Q?"),
+            message("tool", "tool_call_response", id="k1", response="result text"),
+        ]}}},
+        {"key": "gen_ai.output.messages", "value": {"arrayValue": {"values": [
+            message("assistant", "text", content="A."),
+        ]}}},
+        {"key": "gen_ai.conversation.id", "value": {"stringValue": "conv-7"}},
+    ]  # fmt: skip
+    (session,), errors = convert("otel", tmp_path, write_jsonl(tmp_path / "t.jsonl", _export(chat)))
+    assert errors == []
+    assert (session["id"], session["question"], session["answer"]) == ("conv-7", "Q?", "A.")
+    assert [(r["id"], r["content"]) for r in session["trajectory"]] == [("k1", "result text")]
+
+
+def test_otel_trace_without_a_root_chat_span_is_named_by_trace_id(tmp_path: Path) -> None:
+    log = write_jsonl(tmp_path / "t.jsonl", _export(_span("root", None, "invoke_agent", 1, "tx")))
+    sessions, (error,) = convert("otel", tmp_path, log)
+    assert sessions == []
+    assert (
+        str(error)
+        == f"{log}: trace tx: no chat span of the root agent (gen_ai.operation.name 'chat')"
+    )
+
+
+# --- OpenAI Chat Completions ------------------------------------------------------------------
+
+
+def test_openai_chat_tool_messages_become_references_and_stubs_content_ref(tmp_path: Path) -> None:
+    (session,), errors = convert("openai-chat", tmp_path, LOGS / "openai_chat.jsonl", stub=STUB)
+    assert errors == []
+    assert session["question"].startswith("How large were US honey bee colony losses")
+    assert session["answer"].startswith("Beekeepers in the US lost 48.2%")
+    offloaded, inline = session["trajectory"]
+    assert offloaded == {
+        "id": "call_a1",
+        "content_ref": "oai-bees-01/call_a1.txt",
+        "title": "web_fetch(url=https://example.org/colony-survey)",
+        "url": "https://example.org/colony-survey",
+        "tool": "web_fetch",
+        "args": {"url": "https://example.org/colony-survey"},
+    }
+    assert inline["id"] == "call_a2" and inline["content"].startswith("Varroa management guide")
+    assert session["metadata"] == {
+        "agent_version": "v12",
+        "domain": "biology",
+        "provider": "openai",
+    }
+
+
+def test_openai_chat_without_stub_pattern_keeps_the_stub_as_text(tmp_path: Path) -> None:
+    (session,), _ = convert("openai-chat", tmp_path, LOGS / "openai_chat.jsonl")
+    assert session["trajectory"][0]["content"].startswith("[stored: r2://")
+
+
+def test_openai_chat_url_citations_are_linked_to_references(tmp_path: Path) -> None:
+    answer = "Cold cuts range by 30%."
+    record = {
+        "id": "o1",
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "Why?"}]},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": "k1", "type": "function",
+                     "function": {"name": "fetch", "arguments": '{"url": "https://x.org/a/"}'}},
+                ],
+            },
+            {"role": "tool", "tool_call_id": "k1", "content": "Range falls 30% in cold."},
+            {
+                "role": "assistant",
+                "content": answer,
+                "annotations": [
+                    {"type": "url_citation",
+                     "url_citation": {"start_index": 0, "end_index": 22, "url": "http://x.org/a",
+                                      "title": "A"}},
+                    {"type": "url_citation",
+                     "url_citation": {"start_index": 0, "end_index": 22, "url": "https://y.org/"}},
+                ],
+            },
+        ],
+    }  # fmt: skip
+    (session,), _ = convert("openai-chat", tmp_path, write_jsonl(tmp_path / "o.jsonl", record))
+    assert session["trajectory"][0]["url"] == "https://x.org/a/"
+    assert [(c["start"], c["end"], c["reference"]) for c in session["citations"]] == [
+        (0, 22, "k1"),  # http/https and the trailing slash do not matter
+        (0, 22, None),  # a page the agent never pulled
+    ]
+
+
+def test_openai_chat_bad_records_are_named_and_the_rest_converted(tmp_path: Path) -> None:
+    good = read(LOGS / "openai_chat.jsonl")[0]
+    log = write_jsonl(
+        tmp_path / "chat.jsonl",
+        good,
+        "[1, 2]",
+        {"id": "x1"},
+        {
+            "id": "x2",
+            "messages": [{"role": "user", "content": "Q"}, {"role": "tool", "content": "t"}],
+        },
+        {"id": "x3", "messages": [{"role": "user", "content": "Q"}]},
+        {"id": "x4", "messages": [{"role": "assistant", "content": "A"}]},
+        good,
+    )
+    out = tmp_path / "sessions.jsonl"
+    code = main(["convert", "openai-chat", str(log), "--out", str(out), "--quiet"])
+    assert code == 2
+    assert [s["id"] for s in read(out)] == ["oai-bees-01"]
+    stats = convert_files("openai-chat", [log], tmp_path / "again.jsonl")
+    assert [str(e) for e in stats.errors] == [
+        f"{log}:2: expected a JSON object, got list",
+        f"{log}:3: record 'x1': missing 'messages'",
+        f"{log}:4: record 'x2': messages[1]: tool message without a tool_call_id",
+        f"{log}:5: record 'x3': no assistant message with text (the answer)",
+        f"{log}:6: record 'x4': no user message with text (the question)",
+        f"{log}:7: record 'oai-bees-01': duplicate session id 'oai-bees-01'",
+    ]
+
+
+# --- Anthropic Messages -------------------------------------------------------------------------
+
+
+def test_anthropic_tool_and_server_tool_results_become_references(tmp_path: Path) -> None:
+    (session,), errors = convert("anthropic", tmp_path, LOGS / "anthropic.jsonl")
+    assert errors == []
+    search, fetch, client_tool = session["trajectory"]
+    assert search["id"] == "srvtoolu_01" and search["tool"] == "web_search"
+    # Encrypted page content is named as unreadable, never passed on as text.
+    assert search["unreadable"] == "encrypted page content of 2 search result(s)"
+    assert "EqQB" not in search["content"]
+    assert search["urls"] == [
+        "https://example.org/no-registrations-2023",
+        "https://example.com/ev-news/norway-petrol",
+    ]
+    assert fetch["id"] == "srvtoolu_02" and fetch["title"] == "Norway car registrations 2023"
+    assert fetch["url"] == "https://example.org/no-registrations-2023"
+    assert "82.4% were battery-electric" in fetch["content"]
+    assert (
+        client_tool["id"] == "toolu_03"
+        and client_tool["title"] == "fleet_stats(country=NO, year=2023)"
+    )
+    assert client_tool["content"].endswith("of which 24% battery-electric.")
+    answer = session["answer"]
+    first, second = session["citations"]
+    # Each citation covers its text block of the answer and points at a trajectory reference.
+    assert answer[first["start"] : first["end"]] == (
+        "82.4% of new passenger cars registered in Norway were battery-electric"
+    )
+    assert first["reference"] == "srvtoolu_02"  # by the fetched document's title
+    assert second["reference"] == "srvtoolu_01"  # by a url in the search results
+
+
+def test_anthropic_error_blocks_and_bad_records(tmp_path: Path) -> None:
+    record = {
+        "id": "a2",
+        "messages": [
+            {"role": "user", "content": "Q?"},
+            {"role": "assistant", "content": [
+                {"type": "server_tool_use", "id": "s1", "name": "web_fetch",
+                 "input": {"url": "https://x.org"}},
+                {"type": "web_fetch_tool_result", "tool_use_id": "s1",
+                 "content": {"type": "web_fetch_tool_error", "error_code": "url_not_accessible"}},
+                {"type": "text", "text": "A."},
+            ]},
+        ],
+    }  # fmt: skip
+    bad = {"id": "a3", "messages": [{"role": "user", "content": [{"type": "tool_result"}]}]}
+    log = write_jsonl(tmp_path / "a.jsonl", record, bad, {"id": "a4", "messages": "hi"})
+    (session,), errors = convert("anthropic", tmp_path, log)
+    (ref,) = session["trajectory"]
+    assert ref["content"] == "web fetch failed: url_not_accessible" and ref["is_error"] is True
+    assert [str(e) for e in errors] == [
+        f"{log}:2: record 'a3': messages[0]: tool_result block without a tool_use_id",
+        f"{log}:3: record 'a4': 'messages' must be a list, got str",
+    ]
+
+
+# --- output safety and options ------------------------------------------------------------------
+
+
+def test_converted_sessions_are_valid_grade_input(tmp_path: Path) -> None:
+    for fmt, log in (
+        ("otel", "otel_traces.jsonl"),
+        ("anthropic", "anthropic.jsonl"),
+        ("openai-chat", "openai_chat.jsonl"),
+    ):
+        out = tmp_path / f"{fmt}.jsonl"
+        assert (
+            main(["convert", fmt, str(LOGS / log), "--out", str(out), "--stub-pattern", STUB]) == 0
+        )
+        assert all(not isinstance(s, InputFileError) for _, s in iter_sessions(out))
+
+
+def test_output_that_is_an_input_is_refused_and_left_alone(tmp_path: Path) -> None:
+    log = tmp_path / "chat.jsonl"
+    log.write_bytes((LOGS / "openai_chat.jsonl").read_bytes())
+    before = log.read_bytes()
+    with pytest.raises(ConfigError, match="is one of the inputs"):
+        convert_files("openai-chat", [log], tmp_path / "." / "chat.jsonl")
+    assert log.read_bytes() == before
+
+
+def test_an_interrupted_conversion_leaves_the_previous_output_untouched(tmp_path: Path) -> None:
+    out = tmp_path / "sessions.jsonl"
+    out.write_text("earlier\n", encoding="utf-8")
+    log = write_jsonl(tmp_path / "bad.jsonl", "not json")
+
+    def stop(error: InputFileError) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        convert_files("openai-chat", [log], out, on_error=stop)
+    assert out.read_text(encoding="utf-8") == "earlier\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.jsonl", "sessions.jsonl"]
+
+
+def test_stub_pattern_must_name_a_ref_group(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["convert", "otel", "x.jsonl", "--out", "y.jsonl", "--stub-pattern", r"\[(\S+)\]"])
+    assert code == 2
+    assert "needs a named group 'ref'" in capsys.readouterr().err
+
+
+def test_missing_input_file_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        ["convert", "anthropic", str(tmp_path / "nope.jsonl"), "--out", str(tmp_path / "o")]
+    )
+    assert code == 2
+    assert "nope.jsonl: no such file" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+# --- the demo's agent logs, converted and graded by replay ------------------------------------
+
+
+def test_agent_log_fixtures_grade_by_replay_with_the_expected_citation_audit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(FIXTURES.parent))  # the fixtures package, as the demo sees it
+    from fixtures.agent_logs import LOGS, STUB_PATTERN
+    from research_judge.results.model import read_results
+
+    sessions = tmp_path / "sessions.jsonl"
+    with sessions.open("w", encoding="utf-8") as joined:
+        for fmt, name in LOGS:
+            part = tmp_path / f"{fmt}.jsonl"
+            args = ["convert", fmt, str(LOGS_DIR / name), "--out", str(part)]
+            assert main([*args, "--stub-pattern", STUB_PATTERN, "--quiet"]) == 0
+            joined.write(part.read_text(encoding="utf-8"))
+    out = tmp_path / "results.jsonl"
+    code = main(["grade", str(sessions), "--out", str(out), "--provider", "scripted",
+                 "--model", "authored-lenient-judge", "--replay", str(FIXTURES / "recordings"),
+                 "--store", str(LOGS_DIR / "store"), "--quiet"])  # fmt: skip
+    assert code == 0
+    audits = {
+        r.session_id: [c.status for c in r.citations.claims]
+        for r in read_results(out)
+        if r.citations is not None
+    }
+    assert audits == {
+        "conv-heatpump-01": ["correct", "uncited", "correct", "uncited", "fabricated"],
+        "anth-ev-01": ["correct", "uncited", "misattributed"],
+        "oai-bees-01": ["correct", "misattributed", "correct", "fabricated"],
+    }
+    # Without the store the offloaded result cannot be read: that session errors, naming it.
+    out2 = tmp_path / "no-store.jsonl"
+    code = main(["grade", str(sessions), "--out", str(out2), "--provider", "scripted",
+                 "--model", "authored-lenient-judge", "--replay", str(FIXTURES / "recordings"),
+                 "--quiet"])  # fmt: skip
+    assert code == 2
+    errored = {r.session_id: r.error for r in read_results(out2) if not r.ok}
+    assert list(errored) == ["oai-bees-01"]
+    assert "content_ref 'oai-bees-01/call_a1.txt'" in str(errored["oai-bees-01"])
+
+
+def test_python_api_grades_converted_logs_with_a_store(tmp_path: Path) -> None:
+    import research_judge as rj
+
+    out = tmp_path / "chat.jsonl"
+    stub = ConvertOptions(stub_pattern=compile_stub_pattern(STUB))
+    convert_files("openai-chat", [LOGS / "openai_chat.jsonl"], out, stub)
+    replay = {"provider": "scripted", "model": "authored-lenient-judge",
+              "replay": FIXTURES / "recordings"}  # fmt: skip
+    (graded,) = rj.grade(out, store=str(LOGS / "store"), **replay)
+    assert graded.ok and graded.citations is not None
+    assert graded.citations.counts["fabricated"] == 1
+    (unread,) = rj.grade(out, **replay)
+    assert unread.error_kind == "content_ref"
+
+
+def test_anthropic_tool_result_search_results_and_images(tmp_path: Path) -> None:
+    result = [
+        {"type": "search_result", "source": "https://x.org/a", "title": "A page",
+         "content": [{"type": "text", "text": "Range falls 30% in the cold."}],
+         "citations": {"enabled": True}},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}},
+    ]  # fmt: skip
+    record = {
+        "id": "a5",
+        "messages": [
+            {"role": "user", "content": "Q?"},
+            {"role": "assistant", "content": [
+                {"type": "tool_use", "id": "t1", "name": "kb_search", "input": {"q": "range"}}]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": result}]},
+            {"role": "assistant", "content": [
+                {"type": "text", "text": "Range falls 30%.", "citations": [
+                    {"type": "search_result_location", "source": "https://x.org/a",
+                     "title": "A page", "cited_text": "Range falls 30% in the cold."}]}]},
+        ],
+    }  # fmt: skip
+    (session,), errors = convert("anthropic", tmp_path, write_jsonl(tmp_path / "a.jsonl", record))
+    assert errors == []
+    (ref,) = session["trajectory"]
+    assert ref["content"] == "A page <https://x.org/a>\nRange falls 30% in the cold."
+    assert ref["urls"] == ["https://x.org/a"] and ref["unreadable"] == "1 block(s) of type image"
+    assert [c["reference"] for c in session["citations"]] == ["t1"]
