@@ -19,6 +19,19 @@ from research_judge.results.output import ResultsFile
 from research_judge.safety import atomic_write, check_distinct
 from results_support import make_result, write_results
 
+# Device nodes of our own (null: 1,3; full: 1,7) in the test's folder, never the system's: were
+# a regression to replace the node with a file, only the test's copy would be damaged.
+DEVICES = {"null": (1, 3), "full": (1, 7)}
+
+
+def device(tmp_path: Path, name: str) -> Path:
+    node = tmp_path / f"dev-{name}"
+    try:
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(*DEVICES[name]))
+    except PermissionError:
+        pytest.skip("creating a device node needs root (CAP_MKNOD)")
+    return node
+
 
 @pytest.fixture
 def sessions(tmp_path: Path) -> Path:
@@ -85,13 +98,15 @@ def test_library_grade_file_refuses_its_input_as_output(sessions: Path) -> None:
         check_distinct([("the sessions file", sessions)], [("the results file", sessions)])
 
 
-@pytest.mark.parametrize("device", ["/dev/full", "/dev/null"])
+@pytest.mark.parametrize("name", list(DEVICES))
 def test_grade_out_on_a_device_is_refused_without_reading_it(
-    sessions: Path, device: str, capsys: pytest.CaptureFixture[str]
+    sessions: Path, tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # /dev/full used to be read as one endless line until the kernel killed the process.
-    assert grade(sessions, "--out", device) == 2
+    node = device(tmp_path, name)
+    assert grade(sessions, "--out", str(node)) == 2
     assert "character device" in capsys.readouterr().err
+    assert stat.S_ISCHR(os.stat(node).st_mode)
 
 
 def test_grade_out_on_a_fifo_is_refused(sessions: Path, tmp_path: Path) -> None:
@@ -136,7 +151,9 @@ def test_report_to_a_fifo_or_device_is_refused(results: Path, tmp_path: Path) ->
     os.mkfifo(fifo)
     assert main(["report", str(results), "--md", str(fifo)]) == 2
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
-    assert main(["report", str(results), "--html", "/dev/full"]) == 2
+    node = device(tmp_path, "full")
+    assert main(["report", str(results), "--html", str(node)]) == 2
+    assert stat.S_ISCHR(os.stat(node).st_mode)
 
 
 def test_report_does_not_follow_a_planted_symlink_at_a_predictable_temp_name(
@@ -223,3 +240,26 @@ def test_a_second_run_on_the_same_out_says_who_holds_it_and_exits_5(
     assert grade(sessions, "--out", str(out)) == 0
     assert len(read_results(out)) == 20
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results.jsonl", "sessions.jsonl"]
+
+
+# --- convert -------------------------------------------------------------------------------
+
+AGENT_LOG = SESSIONS.parent / "agent_logs" / "openai_chat.jsonl"
+
+
+@pytest.mark.parametrize("name", list(DEVICES))
+def test_convert_refuses_a_device_as_its_output(tmp_path: Path, name: str) -> None:
+    node = device(tmp_path, name)
+    assert main(["convert", "openai-chat", str(AGENT_LOG), "--out", str(node), "--quiet"]) == 2
+    assert stat.S_ISCHR(os.stat(node).st_mode)
+
+
+def test_convert_keeps_a_symlinked_output_and_its_mode(tmp_path: Path) -> None:
+    real = tmp_path / "real.jsonl"
+    real.write_text("")
+    real.chmod(0o640)
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(real)
+    assert main(["convert", "openai-chat", str(AGENT_LOG), "--out", str(link), "--quiet"]) == 0
+    assert link.is_symlink() and real.read_text()
+    assert stat.S_IMODE(real.stat().st_mode) == 0o640

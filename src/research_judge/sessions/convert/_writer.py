@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+from contextlib import AbstractContextManager
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
 from ...errors import ConfigError
+from ...safety import atomic_replace, check_output_target
 
 
 def check_output(out: Path, inputs: list[Path]) -> None:
@@ -22,31 +23,31 @@ def check_output(out: Path, inputs: list[Path]) -> None:
             out.exists() and path.exists() and os.path.samefile(out, path)
         ):
             raise ConfigError(f"--out {out} is one of the inputs; it would be overwritten")
-    if out.is_dir():
-        raise ConfigError(f"--out {out} is a directory")
+    check_output_target("--out", out)  # a folder, device or FIFO is refused
 
 
 class SessionsWriter:
+    """Sessions written through ``safety.atomic_replace``: an exclusive temp file beside the
+    output, renamed over it at the end (a symlinked output stays a link and keeps its mode; a
+    device, FIFO or folder is refused)."""
+
     def __init__(self, out: Path) -> None:
         self.out = out
         self.count = 0
-        self._tmp: str | None = None
-        self._handle: IO[str] | None = None
+        self._replace: AbstractContextManager[IO[bytes]] | None = None
+        self._handle: IO[bytes] | None = None
 
     def __enter__(self) -> SessionsWriter:
-        directory = self.out.parent
+        self._replace = atomic_replace(self.out, "--out")
         try:
-            fd, self._tmp = tempfile.mkstemp(
-                dir=directory, prefix=f".{self.out.name}.", suffix=".tmp"
-            )
+            self._handle = self._replace.__enter__()
         except OSError as exc:
             raise ConfigError(f"cannot write {self.out}: {exc.strerror or exc}") from exc
-        self._handle = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
         return self
 
     def write(self, session: dict[str, Any]) -> None:
         assert self._handle is not None
-        self._handle.write(json.dumps(session, ensure_ascii=False) + "\n")
+        self._handle.write((json.dumps(session, ensure_ascii=False) + "\n").encode("utf-8"))
         self.count += 1
 
     def __exit__(
@@ -55,19 +56,5 @@ class SessionsWriter:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        assert self._handle is not None and self._tmp is not None
-        try:
-            if kind is None:
-                self._handle.flush()
-                os.fsync(self._handle.fileno())
-            self._handle.close()
-            if kind is None:
-                # mkstemp makes the file private (0600); a sessions file gets the usual mode.
-                umask = os.umask(0)
-                os.umask(umask)
-                os.chmod(self._tmp, 0o666 & ~umask)
-                os.replace(self._tmp, self.out)
-                self._tmp = None
-        finally:
-            if self._tmp is not None:
-                Path(self._tmp).unlink(missing_ok=True)
+        assert self._replace is not None
+        self._replace.__exit__(kind, exc, tb)
