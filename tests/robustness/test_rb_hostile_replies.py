@@ -9,13 +9,14 @@ from typing import Any
 import pytest
 from hostile import hostile_replies
 
-from research_judge.clients import RecordingClient, ReplayClient, ScriptedClient
+from research_judge.clients import OpenAIClient, RecordingClient, ReplayClient, ScriptedClient
 from research_judge.clients.base import JudgeRequest
 from research_judge.judge.grader import Judge
 from research_judge.results.model import Result
 from research_judge.sessions.model import Session
+from research_judge.testing.fake_openai import FakeOpenAIServer
 
-from support import good_responder, scoring_reply, session
+from support import body_responder, good_responder, scoring_reply, session
 
 VALID_SCORING = json.dumps(scoring_reply())
 HOSTILE = hostile_replies(VALID_SCORING)
@@ -69,3 +70,27 @@ async def test_a_surrogate_reply_is_recorded_and_replayed_without_crashing(tmp_p
         again = await Judge(replay).grade(Session.model_validate(session()))
         assert again.error is None, again.error
         assert again.ratios == first.ratios and again.scores == first.scores
+
+
+async def test_a_surrogate_in_a_servers_reply_is_reasked_not_an_api_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    sent: list[int] = []
+
+    def responder(body: dict[str, Any]) -> str:
+        reply = body_responder(body)
+        if body["response_format"]["json_schema"]["name"] == "criterion_scores" and not sent:
+            sent.append(1)
+            # The server's JSON carries it as the escape \ud800 (json.dumps writes it so).
+            return reply.replace('"reasoning": "', '"reasoning": "\ud800', 1)
+        return reply
+
+    with FakeOpenAIServer(responder) as srv:
+        client = OpenAIClient("gpt-4o-mini", base_url=srv.base_url)
+        try:
+            result = await Judge(client).grade(Session.model_validate(session()))
+        finally:
+            await client.aclose()
+    assert sent and result.error is None, result.error
+    assert result.usage.calls == 3

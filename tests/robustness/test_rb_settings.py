@@ -79,3 +79,16 @@ def test_credentials_in_the_base_url_variable_are_refused_too(
     assert code == 2
     assert "OPENAI_BASE_URL must not carry a user name or password" in capsys.readouterr().err
     assert server.stats.requests == 0
+
+
+@pytest.mark.parametrize("price", ["Infinity", "NaN", "-1"])
+def test_a_price_table_with_an_impossible_price_is_refused_before_sending(
+    server: FakeOpenAIServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], price: str
+) -> None:
+    prices = tmp_path / "prices.json"
+    prices.write_text(
+        '{"models": {"gpt-4o-mini": {"input": ' + price + ', "output": 1.0}}}', encoding="utf-8"
+    )
+    assert grade(server, tmp_path, "--prices", str(prices)) == 2
+    assert str(prices) in capsys.readouterr().err
+    assert server.stats.requests == 0

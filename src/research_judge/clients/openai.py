@@ -107,8 +107,8 @@ class OpenAIClient:
         if not 200 <= status < 300:
             raise self._status_error(status, headers, content, request)
         try:
-            completion = _Completion.model_validate_json(content)
-        except ValidationError:
+            completion = _parse_completion(content)
+        except (ValueError, RecursionError):
             raise ApiError(
                 f"{self.provider} at {self.base_url} answered session {request.session_id!r} "
                 "with a body that is not a chat completion"
@@ -230,6 +230,15 @@ def _checked_base_url(configured: str | None) -> str:
             "(e.g. http://127.0.0.1:8000/v1)"
         )
     return configured
+
+
+def _parse_completion(content: bytes) -> _Completion:
+    try:
+        return _Completion.model_validate_json(content)
+    except ValidationError:
+        # pydantic's parser refuses a lone surrogate escape (\ud800) that json.loads reads: the
+        # reply is then the judge's bad output, re-asked, not a broken body re-sent on every run.
+        return _Completion.model_validate(json.loads(content))
 
 
 # Just the parts of a chat completion the judge reads; compatible servers vary in the rest.

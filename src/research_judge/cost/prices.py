@@ -33,9 +33,10 @@ _SNAPSHOT_SUFFIX = re.compile(r"[-@](\d{8}|\d{4}-\d{2}-\d{2}|latest)$")
 class _PriceEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    input: float = Field(ge=0)
-    cached_input: float | None = Field(default=None, ge=0)
-    output: float = Field(ge=0)
+    # Finite: an infinite price once made every cost "$inf" and the results file invalid JSON.
+    input: float = Field(ge=0, allow_inf_nan=False)
+    cached_input: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    output: float = Field(ge=0, allow_inf_nan=False)
 
 
 class _PriceFile(BaseModel):
