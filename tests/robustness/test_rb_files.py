@@ -70,3 +70,21 @@ def test_hostile_values_in_a_results_file_are_a_file_line_error(
     path.write_text("\n".join(text) + "\n")
     assert main(["report", str(path), "--md", str(tmp_path / "r.md")]) == 2
     assert f"{path}:2: " in capsys.readouterr().err
+
+
+def test_resume_never_cuts_a_complete_last_line_it_cannot_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Only a line without its newline is what a killed run leaves; a complete line that does
+    # not validate is damage to report, not to cut away.
+    out = damaged_results(tmp_path, "NaN")
+    text = out.read_text().splitlines(keepends=True)
+    out.write_text(text[0] + text[2] + text[1])  # the damaged line last, newline and all
+    before = out.read_bytes()
+    sessions = tmp_path / "s.jsonl"
+    sessions.write_text("")
+    code = main(["grade", str(sessions), "--out", str(out), "--provider", "scripted",
+                 "--model", "m", "--replay", str(tmp_path), "--quiet"])  # fmt: skip
+    assert code == 2
+    assert f"{out}:3: " in capsys.readouterr().err
+    assert out.read_bytes() == before

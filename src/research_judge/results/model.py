@@ -226,7 +226,7 @@ def _numbered_results(path: str | Path) -> Iterator[tuple[int, Result | InputFil
             try:
                 yield number, Result.model_validate_json(line)
             except ValidationError as exc:
-                yield number, InputFileError(p, _first_problem(exc), number)
+                yield number, InputFileError(p, first_problem(exc), number)
 
 
 def read_results(path: str | Path) -> list[Result]:
@@ -246,7 +246,7 @@ def read_results(path: str | Path) -> list[Result]:
     return out
 
 
-def _first_problem(exc: ValidationError) -> str:
+def first_problem(exc: ValidationError) -> str:
     err = exc.errors()[0]
     where = ".".join(str(p) for p in err.get("loc", ()))
     if err.get("type") == "json_invalid":

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from ..errors import ErrorKind, InputFileError
 from ..safety import atomic_replace, check_output_target
-from .model import Result
+from .model import Result, first_problem
 
 # Errors that say nothing about the session itself: worth another try on any resume (an
 # offloaded text that could not be read may be there, or readable, next time).
@@ -90,7 +90,15 @@ class ResultsFile:
                     continue
                 try:
                     result = Result.model_validate_json(raw)
-                except ValidationError:
+                except ValidationError as exc:
+                    if raw.endswith(b"\n"):
+                        # Complete, yet unreadable: damage to report, never to cut away.
+                        raise InputFileError(
+                            self.path,
+                            f"not a valid result line ({first_problem(exc)}); refusing to resume "
+                            "over it",
+                            number,
+                        ) from None
                     torn_at = start
                     continue
                 existing.seen[result.session_id] = _Seen(
