@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test lint typecheck pytest demo bench clean
+.PHONY: test lint typecheck pytest demo bench bench-long clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,6 +30,10 @@ demo: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 	$(BIN)/python benchmarks/bootstrap_kappa.py
+	$(BIN)/python benchmarks/bench_long_sessions.py
+
+bench-long: $(STAMP)
+	$(BIN)/python benchmarks/bench_long_sessions.py
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache

@@ -73,6 +73,18 @@ def main() -> int:
         *("--min-kappa", "0.4", "--min-fail-agreement", "0.7"),
         ok=(0, 1),
     )
+    # A team labels in rounds: with the first 12 labels, which of the other 8 sessions next?
+    first_round = OUT / "labels-first-12.csv"
+    first_round.write_text(
+        "".join((FIX / "labels.csv").read_text(encoding="utf-8").splitlines(True)[:13]),
+        encoding="utf-8",
+    )
+    step(
+        "validate --suggest: after a first round of 12 labels, which sessions to label next",
+        *("validate", str(results), "--labels", str(first_round), "--bootstrap", "2000"),
+        *("--suggest", "4", "--suggest-out", str(OUT / "label-next.csv")),
+    )
+    print((OUT / "label-next.csv").read_text(encoding="utf-8"))
     grade(
         "grade the previous agent version (v11) on the same questions, same recorded judge",
         FIX / "baseline" / "sessions.jsonl",
@@ -83,6 +95,12 @@ def main() -> int:
         "compare",
         str(baseline),
         str(results),
+        ok=(0, 1),
+    )
+    step(
+        "compare --rejudged: judge shift or agent change? The judge did not change here, so the "
+        "baseline graded by the current judge is the baseline itself: every move is the agent's",
+        *("compare", str(baseline), str(results), "--rejudged", str(baseline)),
         ok=(0, 1),
     )
     step(

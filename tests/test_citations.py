@@ -14,6 +14,7 @@ REFS = [
     {"id": "r1", "content": "Winter losses were 37.4%.", "url": "https://example.org/survey"},
     {"id": "r2", "content": "Varroa is the leading cause.", "url": "https://example.com/varroa/"},
     {"id": "r3", "content": "Summer losses were 32%.", "title": "Summer report"},
+    {"id": "doc/7", "content": "An id with a slash."},
 ]
 
 
@@ -48,7 +49,8 @@ def targets(answer: str, **kw: Any) -> list[str | None]:
             ["r1", None],
         ),
         ("Per https://example.org/survey, and https://example.net/made-up.", ["r1", None]),
-        ("Losses [sic] were high [citation needed].", []),  # brackets that are not citations
+        ("Losses [sic] were high [citation needed] [see 2 below].", []),  # not citations
+        ("Per [doc/7; r1].", ["doc/7", "r1"]),  # any reference id, whatever its characters
     ],
 )
 def test_marker_styles(answer: str, expected: list[str | None]) -> None:

@@ -484,3 +484,87 @@ def test_anthropic_tool_result_search_results_and_images(tmp_path: Path) -> None
     assert ref["content"] == "A page <https://x.org/a>\nRange falls 30% in the cold."
     assert ref["urls"] == ["https://x.org/a"] and ref["unreadable"] == "1 block(s) of type image"
     assert [c["reference"] for c in session["citations"]] == ["t1"]
+
+
+# --- OpenInference (Phoenix) -------------------------------------------------------------------
+
+
+def _oi_span(sid: str, parent: str | None, kind: str, start: int, **attrs: Any) -> dict[str, Any]:
+    attributes = [{"key": "openinference.span.kind", "value": {"stringValue": kind}}]
+    attributes += [
+        {"key": key.replace("__", "."), "value": {"stringValue": value}}
+        for key, value in attrs.items()
+    ]
+    return {"traceId": "oi-trace", "spanId": sid, "parentSpanId": parent or "",
+            "name": f"{kind.lower()}-{sid}", "startTimeUnixNano": str(start),
+            "attributes": attributes}  # fmt: skip
+
+
+def test_openinference_trace_with_a_sub_agent_tools_and_retrieval(tmp_path: Path) -> None:
+    m = "llm__input_messages__"
+    spans = [
+        _oi_span("lead", None, "AGENT", 1, session__id="sess-9", agent__name="lead"),
+        _oi_span("l1", "lead", "LLM", 2, **{f"{m}0__message__role": "system",
+                 f"{m}0__message__content": "Be brief.", f"{m}1__message__role": "user",
+                 f"{m}1__message__content": "Why do EV ranges drop in winter?"}),
+        _oi_span("sub", "lead", "AGENT", 3, agent__name="researcher"),
+        _oi_span("t1", "sub", "TOOL", 4, tool__name="web_fetch", tool_call__id="call_1",
+                 tool__parameters='{"url": "https://x.org/cold"}', output__value="Cold cuts 20%."),
+        _oi_span("r1", "sub", "RETRIEVER", 5, input__value="heat pump range",
+                 retrieval__documents__0__document__id="doc-a",
+                 retrieval__documents__0__document__content="Heat pumps save 10%.",
+                 retrieval__documents__0__document__metadata='{"url": "https://y.org/hp"}',
+                 retrieval__documents__1__document__content="Unrelated text."),
+        _oi_span("s2", "sub", "LLM", 6, **{f"{m}0__message__role": "tool",
+                 f"{m}0__message__tool_call_id": "call_2", f"{m}0__message__name": "notes",
+                 f"{m}0__message__contents__0__message_content__type": "text",
+                 f"{m}0__message__contents__0__message_content__text": "Preheat while plugged."}),
+        _oi_span("l2", "lead", "LLM", 7, **{
+                 "llm__output_messages__0__message__role": "assistant",
+                 "llm__output_messages__0__message__content": "Cold cuts range by 20% [call_1]."}),
+    ]  # fmt: skip
+    log = write_jsonl(tmp_path / "oi.jsonl", _export(*spans))
+    (session,), errors = convert("openinference", tmp_path, log)
+    assert errors == []
+    assert session["id"] == "sess-9"
+    assert session["question"] == "Why do EV ranges drop in winter?"
+    assert session["answer"] == "Cold cuts range by 20% [call_1]."
+    refs = session["trajectory"]
+    assert [(r["id"], r["agent"], r["tool"]) for r in refs] == [
+        ("call_1", "researcher", "web_fetch"),
+        ("doc-a", "researcher", "retriever-r1"),
+        ("r1#1", "researcher", "retriever-r1"),
+        ("call_2", "researcher", "notes"),
+    ]
+    assert refs[0]["url"] == "https://x.org/cold" and refs[0]["content"] == "Cold cuts 20%."
+    assert refs[1]["url"] == "https://y.org/hp" and refs[1]["args"] == {"query": "heat pump range"}
+    assert refs[3]["content"] == "Preheat while plugged."
+    assert session["metadata"]["sub_agents"] == ["researcher"]
+
+
+def test_openinference_tool_span_without_output_names_the_trace(tmp_path: Path) -> None:
+    spans = [
+        _oi_span("a", None, "CHAIN", 1, input__value="Q?", output__value="A."),
+        _oi_span("t", "a", "TOOL", 2, tool__name="search"),
+    ]
+    log = write_jsonl(tmp_path / "oi.jsonl", _export(*spans))
+    sessions, (error,) = convert("openinference", tmp_path, log)
+    assert sessions == []
+    assert str(error) == f"{log}: trace oi-trace: tool span 't' (search) has no output.value"
+
+
+def test_otel_broken_pretty_printed_export_names_the_line(tmp_path: Path) -> None:
+    log = tmp_path / "export.json"
+    log.write_text('{\n  "resourceSpans": [\n    {"scopeSpans": [}\n  ]\n}\n', encoding="utf-8")
+    sessions, (error,) = convert("otel", tmp_path, log)
+    assert sessions == [] and str(error).startswith(f"{log}:3: not valid JSON")
+
+
+def test_an_output_that_cannot_be_written_exits_5(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = str(LOGS / "anthropic.jsonl")
+    assert main(["convert", "anthropic", log, "--out", str(tmp_path)]) == 5
+    assert "exists and is not a regular file" in capsys.readouterr().err
+    assert main(["convert", "anthropic", log, "--out", str(tmp_path / "no" / "s.jsonl")]) == 5
+    assert "cannot write" in capsys.readouterr().err

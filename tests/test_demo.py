@@ -31,6 +31,9 @@ def test_the_demo_runs_offline_and_writes_the_report(tmp_path: Path) -> None:
     assert "agrees on 92% of human passes and 50% of human fails" in out
     assert "do not trust this judge to catch failures: it agrees on 50% of 8 human fails" in out
     assert "corrected for the judge's errors (Rogan-Gladen): 60.0%" in out
+    assert "wrote 4 sessions to label to demo-out/label-next.csv" in done.stderr
+    assert out.count("\ns-00") >= 4  # the suggested rows, printed
+    assert "Judge shift (rejudged - baseline) or agent change (current - rejudged)" in out
     assert "Gates: FAILED" in out and "below the bar 0.7 (--min-fail-agreement)" in out
     assert "Regressions (pass -> fail) (1):\n  s-0016" in out
     assert "WARNING: 1 metric dropped by more than 0.05 (structure)" in out

@@ -55,7 +55,7 @@ async def test_result_records_prompt_names_hashes_and_judge() -> None:
     result = await Judge(ScriptedClient(good_responder)).grade(make(session()))
     assert result.judge is not None
     assert result.judge.provider == "scripted"
-    assert set(result.judge.prompts) == {"counting", "scoring", "reask"}
+    assert set(result.judge.prompts) == {"counting", "counting_pack", "scoring", "reask"}
     assert all(len(p.sha256) == 64 for p in result.judge.prompts.values())
     assert len(result.judge.fingerprint) == 64
 

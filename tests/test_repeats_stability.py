@@ -250,3 +250,64 @@ def test_cost_estimates_count_every_sample() -> None:
     three = Estimator(RepeatingJudge(ScriptedClient(varying_responder), repeats=3), prices)
     est = three.session(s)
     assert (est.input_tokens, est.output_tokens) == (3 * one.input_tokens, 3 * one.output_tokens)
+
+
+# --- a jury --------------------------------------------------------------------------------
+
+
+async def test_a_jury_gives_one_sample_per_juror_with_their_plain_keys(tmp_path: Path) -> None:
+    from research_judge.clients.jury import JuryClient, parse_juror
+
+    def juror(model: str, effectiveness: int) -> ScriptedClient:
+        def reply(request: JudgeRequest) -> dict[str, Any]:
+            if request.call == "counting":
+                return counting_reply(ref_ids_in(request), grounded=[True, True])
+            return scoring_reply(effectiveness=effectiveness)
+
+        return ScriptedClient(reply, provider="openai", model=model)
+
+    members = [juror("a", 3), juror("b", 1), juror("c", 3)]
+    src = write_sessions(tmp_path / "in.jsonl", [session("s-1")])
+    jury = JuryClient(members)
+    await grade_file(src, tmp_path / "out.jsonl", RepeatingJudge(jury, repeats=3), RunOptions())
+    for member in members:  # each juror answered both calls once, as an ordinary request
+        assert [r.sample for r in member.history] == [0, 0]
+    result = read_results(tmp_path / "out.jsonl")[0]
+    assert result.verdict == "pass"  # a and c pass, b fails
+    assert result.repeats is not None
+    assert [s.juror for s in result.repeats.samples] == ["openai/a", "openai/b", "openai/c"]
+    assert [s.verdict for s in result.repeats.samples] == ["pass", "fail", "pass"]
+    assert result.judge is not None and result.judge.model == "openai/a+openai/b+openai/c"
+    assert parse_juror("anthropic:claude-x", "openai") == ("anthropic", "claude-x")
+    assert parse_juror("llama3:8b", "openai") == ("openai", "llama3:8b")
+
+
+def test_grade_jury_through_the_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from research_judge.testing.fake_openai import FakeOpenAIServer
+
+    from support import body_responder
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    src = write_sessions(tmp_path / "in.jsonl", [session("s-1"), session("s-2")])
+    out = tmp_path / "out.jsonl"
+    net = ["--provider", "openai", "--model", "m1", "--cache-dir", str(tmp_path / "c"), "--quiet"]
+    with FakeOpenAIServer(body_responder) as srv:
+        code = main(["grade", str(src), "--out", str(out), *net, "--base-url", srv.base_url,
+                     "--jury", "m2,openai:m3"])  # fmt: skip
+        assert code == 0 and srv.stats.requests == 2 * 2 * 3
+    results = read_results(out)
+    assert [s.juror for s in results[0].repeats.samples] == ["openai/m1", "openai/m2", "openai/m3"]
+    capsys.readouterr()
+    assert main(["stability", str(out), "--json", "--bootstrap", "0"]) == 0
+    assert json.loads(capsys.readouterr().out)["k"] == 3
+    bad = ["grade", str(src), "--out", str(tmp_path / "x.jsonl"), *net]
+    assert main([*bad, "--jury", "m2", "--repeats", "3"]) == 2
+    assert main([*bad, "--jury", "m1"]) == 2  # the same juror twice
+
+
+def test_no_complete_session_says_so() -> None:
+    out = fleiss_kappa(np.zeros((0, 2), np.int64), n_boot=10, rng=np.random.default_rng(0))
+    assert out.kappa is None and out.undefined == "no item with all its samples graded"

@@ -21,6 +21,8 @@ from research_judge.sessions.store import FolderStore, S3Store, open_store, stor
 from support import good_responder, session, write_sessions
 
 STORED = "Fact 1 is true here, read back from storage."
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+LOGS = FIXTURES / "agent_logs"
 
 
 def offloaded(sid: str, ref: str) -> dict[str, Any]:
@@ -179,6 +181,9 @@ def s3_server() -> Iterator[dict[str, str]]:
         s3 = boto3.client("s3", **setup)
         s3.create_bucket(Bucket="agent-results")
         s3.put_object(Bucket="agent-results", Key="traces/run-7/call_1.txt", Body=STORED.encode())
+        # The demo's offloaded result, as the agent left it in its bucket.
+        demo_text = (LOGS / "store" / "oai-bees-01" / "call_a1.txt").read_bytes()
+        s3.put_object(Bucket="agent-results", Key="traces/oai-bees-01/call_a1.txt", Body=demo_text)
         # From here on the server checks every request's credentials, as a real store does.
         _moto_auth(endpoint, "0")
         yield {"endpoint": endpoint, "key": key["AccessKeyId"], "secret": key["SecretAccessKey"]}
@@ -293,3 +298,18 @@ def test_dry_run_reads_offloaded_texts_when_given_a_store(
     assert main(["grade", str(missing), *base[2:], "--store", str(root)]) == 2
     captured = capsys.readouterr()
     assert "session 's-2': reference 'r1': cannot read content_ref 'gone.txt'" in captured.err
+
+
+def test_cli_grades_a_converted_log_from_s3(aws_env: None, tmp_path: Path) -> None:
+    from research_judge.cli import main
+
+    sessions, out = tmp_path / "sessions.jsonl", tmp_path / "results.jsonl"
+    stub = r"\[stored: r2://agent-results/(?P<ref>\S+), \d+ chars\]"
+    convert = ["convert", "openai-chat", str(LOGS / "openai_chat.jsonl"), "--out", str(sessions)]
+    assert main([*convert, "--stub-pattern", stub, "--quiet"]) == 0
+    code = main(["grade", str(sessions), "--out", str(out), "--provider", "scripted",
+                 "--model", "authored-lenient-judge", "--replay", str(FIXTURES / "recordings"),
+                 "--store", "s3://agent-results/traces", "--quiet"])  # fmt: skip
+    assert code == 0  # the replayed judge saw exactly the text the folder store gives
+    (result,) = read_results(out)
+    assert result.ok and result.citations is not None

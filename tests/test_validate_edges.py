@@ -31,21 +31,36 @@ def arrays(a: int, b: int, c: int, d: int) -> tuple[npt.NDArray[np.bool_], npt.N
 def test_no_zero_width_kappa_interval_at_perfect_agreement_or_disagreement(
     table: tuple[int, int, int, int], kappa: float
 ) -> None:
+    a, b, c, d = table
     human, judge = arrays(*table)
     ref = cohens_kappa(np.array(table).reshape(2, 2))
     # The defect, in the reference: the analytic SE is 0, so a normal interval has zero width.
     assert ref.std_kappa == pytest.approx(0.0, abs=1e-12)
     s = pass_fail_stats(human, judge, seed=0, n_boot=2000)
     assert s.cohen_kappa == pytest.approx(cohen_kappa_score(human, judge)) == kappa
-    assert s.cohen_kappa_ci is None and s.cohen_kappa_ci_analytic is None
-    assert s.cohen_kappa_ci_bootstrap is None and s.kappa_ci_low_band is None
-    assert s.cohen_kappa_ci_undefined is not None
-    assert any(w.startswith("cohen_kappa_ci undefined") for w in s.warnings)
+    assert s.cohen_kappa_ci_analytic is None and s.cohen_kappa_ci_bootstrap is None
+    assert s.cohen_kappa_boundary is not None and s.cohen_kappa_ci_method.startswith("boundary")
+    # By hand: the Wilson interval of 0 or n agreements out of n is [0, z^2 / (n + z^2)] or
+    # [n / (n + z^2), 1]; kappa = (po - pe) / (1 - pe) at the observed pass rates.
+    n, z2 = a + b + c + d, 1.959963984540054**2
+    pe = ((a + b) * (a + c) + (c + d) * (b + d)) / n**2
+    po = (n / (n + z2), 1.0) if kappa == 1.0 else (0.0, z2 / (n + z2))
+    expected = tuple((p - pe) / (1 - pe) for p in po)
+    assert s.cohen_kappa_ci == pytest.approx(expected)
+    low, high = s.cohen_kappa_ci or (0, 0)
+    assert high - low > 0.05  # never zero width
     g = guidance(s)
     assert g.labels_needed_for_kappa is None
     assert g.half_widths["cohen_kappa_analytic"] is None
     assert not any("about 0" in line for line in g.lines)
-    assert any("kappa's interval is undefined" in line for line in g.lines)
+    assert any("sits on a boundary" in line for line in g.lines)
+
+
+def test_two_agreeing_labels_do_not_make_kappa_look_certain() -> None:
+    s = pass_fail_stats(*arrays(1, 0, 0, 1), seed=0, n_boot=2000)
+    assert s.cohen_kappa_ci is not None
+    assert s.cohen_kappa_ci[0] < 0  # chance agreement is not ruled out by 2 labels
+    assert s.kappa_ci_low_band == "poor"
 
 
 def test_kappa_at_n_250000_is_not_mistaken_for_undefined() -> None:
@@ -130,7 +145,8 @@ def test_weighted_kappa_is_null_where_the_pass_fail_kappa_would_be() -> None:
         ((66, 2, 16, 16), "do not trust this judge to catch failures: it agrees on 50%"),
         ((45, 5, 4, 46), "the judge can be trusted: kappa 0.82"),
         ((40, 10, 8, 42), "trust with care: kappa 0.64"),
-        ((10, 0, 0, 10), "trust not established: kappa 1.00 from 20 labels has no interval"),
+        ((10, 0, 0, 10), "trust with care: kappa 1.00 [0.68, 1.00], substantial at worst"),
+        ((1, 0, 0, 1), "do not trust this judge yet: kappa 1.00 [-0.32, 1.00]"),
         ((10, 0, 10, 0), "cannot tell whether to trust the judge: kappa undefined"),
     ],
 )

@@ -26,6 +26,7 @@ from pydantic import ValidationError
 from .clients.chain import ClientSettings, build_client
 from .compare import DEFAULT_CRITICAL_THRESHOLD, DEFAULT_THRESHOLD
 from .cost.prices import PriceTable
+from .cost.windows import WindowTable
 from .engine.progress import Progress
 from .engine.run import RunOptions, grade_sessions
 from .errors import InputFileError, InvalidSessionsError, UserError
@@ -77,6 +78,7 @@ async def agrade(
     prompts: PathLike | None = None,
     policy: VerdictPolicy | PathLike | None = None,
     prices: PriceTable | PathLike | None = None,
+    context_window: int | None = None,
     progress: bool = False,
     store: str | None = None,
 ) -> list[Result]:
@@ -86,9 +88,11 @@ async def agrade(
     session is checked first: any bad one raises ``InvalidSessionsError`` listing them all, and
     nothing is sent. The settings and their defaults are the ``grade`` command's (``cache``
     is ``not --no-cache``; ``policy`` a ``VerdictPolicy`` or a TOML file with a [policy] table;
-    ``prices`` a ``PriceTable`` or a price file adding to the shipped table). ``progress``
-    prints the CLI's progress line on stderr. ``store`` (a folder or ``s3://bucket/prefix``) is
-    where references with ``content_ref`` are read from, as ``grade --store``.
+    ``prices`` a ``PriceTable`` or a price file adding to the shipped table, whose
+    ``context_window`` entries count too; ``context_window`` overrides the model's window).
+    ``progress`` prints the CLI's progress line on stderr. ``store`` (a folder or
+    ``s3://bucket/prefix``) is where references with ``content_ref`` are read from, as
+    ``grade --store``.
 
     A provider that stays down raises ``ProviderDownError``; a prompt template that cannot
     render a session raises ``ConfigError``. Every other failure is one session's ``error``.
@@ -119,8 +123,14 @@ async def agrade(
     content_store = open_store(store) if store is not None else None
     client = build_client(settings)
     try:
+        windows = WindowTable.load(None if isinstance(prices, PriceTable) else _path(prices))
         judge = Judge(
-            client, prompts=prompt_set, policy=chosen_policy, settings=judge_settings, prices=table
+            client,
+            prompts=prompt_set,
+            policy=chosen_policy,
+            settings=judge_settings,
+            prices=table,
+            limits=windows.limits_for(model, context_window),
         )
         shown = Progress(len(items), stream=sys.stderr) if progress else None
         await grade_sessions(

@@ -18,13 +18,15 @@ class ExitCode(IntEnum):
     """Every exit status of the command line, defined here once."""
 
     OK = 0
-    FLAGGED = 1  # compare flagged a drop, tasks found a regression; an unclassified error
+    FLAGGED = 1  # a gate failed: compare flagged a drop, tasks found a regression
     FAILED = 2  # bad input, flags or configuration; a session that could not be graded
     PROVIDER_DOWN = 3  # the provider was unreachable or refused us (a grade run resumes)
     STOPPED = 4  # --max-cost stopped the run before every session was sent
-    OUTPUT = 5  # the output could not be written, or another run holds it (a grade run resumes)
+    OUTPUT_FAILED = 5  # an output could not be written
+    INTERNAL = 70  # a bug (sysexits' EX_SOFTWARE): never 1, so it cannot pass for a gate
     INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
-    TERMINATED = 143  # SIGTERM, as shells report it (what was saved is said; a grade run resumes)
+    PIPE_CLOSED = 141  # 128 + SIGPIPE: the reader of stdout left (`| head`)
+    TERMINATED = 143  # 128 + SIGTERM
 
 
 class ErrorKind(StrEnum):
@@ -34,14 +36,18 @@ class ErrorKind(StrEnum):
     CLIENT = "client"  # the client could not make the call (e.g. a bad recording)
     REPLAY_MISS = "replay_miss"  # --replay had no recording of the request
     JUDGE_OUTPUT = "judge_output"  # every attempt's reply broke the wire format
+    CONTEXT = "context"  # the session could not be fitted into the judge's window
     INTERNAL = "internal"  # a bug of ours, caught so it costs one session, not the run
     CONTENT_REF = "content_ref"  # an offloaded tool result could not be read from the store
 
 
 class ResearchJudgeError(Exception):
-    """Base of every error this package raises on purpose."""
+    """Base of every error this package raises on purpose.
 
-    exit_code: ExitCode = ExitCode.FLAGGED
+    One that reaches the command line without a more specific class is a bug in the mapping.
+    """
+
+    exit_code: ExitCode = ExitCode.INTERNAL
 
 
 # --- the user's mistakes -------------------------------------------------------------------
@@ -84,13 +90,11 @@ class ReplayMissError(UserError):
 
 
 class OutputError(ResearchJudgeError):
-    """The output cannot be written (disk full, read-only, in use by another run).
+    """An output cannot be written (disk full, read-only, not a regular file, in use by another
+    run). Nothing is wrong with the input: what was written so far is intact, and the same
+    command resumes once the cause is gone."""
 
-    Nothing is wrong with the input: what was written so far is intact, and the same command
-    resumes once the cause is gone.
-    """
-
-    exit_code = ExitCode.OUTPUT
+    exit_code = ExitCode.OUTPUT_FAILED
 
 
 # --- the judge's misbehaviour ----------------------------------------------------------------
@@ -119,6 +123,14 @@ class JudgeRefusal(JudgeError):
         super().__init__(message)
 
 
+class OutputTruncated(JudgeRefusal):
+    """The reply was cut at its output allowance (``finish_reason: length`` / ``max_tokens``).
+
+    A counting call re-plans with a smaller pack of references instead of asking again with the
+    same one, which would be cut at the same place.
+    """
+
+
 # --- the API's failures ------------------------------------------------------------------------
 
 
@@ -141,6 +153,11 @@ class TransientApiError(ApiError):
     ) -> None:
         super().__init__(message, status)
         self.retry_after = retry_after
+
+
+class ContextLengthError(ApiError):
+    """The provider refused the request as larger than the model's window (prompt plus output
+    allowance). Not transient: the same request fails the same way, so the caller re-plans."""
 
 
 class RateLimitError(TransientApiError):

@@ -96,7 +96,7 @@ async def test_tokens_of_a_reply_cut_off_by_a_real_server_reach_the_result(
             result = await Judge(client, prices=PRICES).grade(SESSION)
         finally:
             await client.aclose()
-    assert result.error is None and result.usage.calls == 3
+    assert result.error is None and result.usage.calls >= 3  # the cut call, then a re-plan
     assert result.usage.output_tokens >= 10_000
 
 

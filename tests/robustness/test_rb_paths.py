@@ -104,7 +104,7 @@ def test_grade_out_on_a_device_is_refused_without_reading_it(
 ) -> None:
     # /dev/full used to be read as one endless line until the kernel killed the process.
     node = device(tmp_path, name)
-    assert grade(sessions, "--out", str(node)) == 2
+    assert grade(sessions, "--out", str(node)) == 5
     assert "character device" in capsys.readouterr().err
     assert stat.S_ISCHR(os.stat(node).st_mode)
 
@@ -112,7 +112,7 @@ def test_grade_out_on_a_device_is_refused_without_reading_it(
 def test_grade_out_on_a_fifo_is_refused(sessions: Path, tmp_path: Path) -> None:
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    assert grade(sessions, "--out", str(fifo)) == 2
+    assert grade(sessions, "--out", str(fifo)) == 5
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
 
 
@@ -149,10 +149,10 @@ def test_report_output_over_labels_or_baseline_is_refused(
 def test_report_to_a_fifo_or_device_is_refused(results: Path, tmp_path: Path) -> None:
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    assert main(["report", str(results), "--md", str(fifo)]) == 2
+    assert main(["report", str(results), "--md", str(fifo)]) == 5
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
     node = device(tmp_path, "full")
-    assert main(["report", str(results), "--html", str(node)]) == 2
+    assert main(["report", str(results), "--html", str(node)]) == 5
     assert stat.S_ISCHR(os.stat(node).st_mode)
 
 
@@ -250,7 +250,7 @@ AGENT_LOG = SESSIONS.parent / "agent_logs" / "openai_chat.jsonl"
 @pytest.mark.parametrize("name", list(DEVICES))
 def test_convert_refuses_a_device_as_its_output(tmp_path: Path, name: str) -> None:
     node = device(tmp_path, name)
-    assert main(["convert", "openai-chat", str(AGENT_LOG), "--out", str(node), "--quiet"]) == 2
+    assert main(["convert", "openai-chat", str(AGENT_LOG), "--out", str(node), "--quiet"]) == 5
     assert stat.S_ISCHR(os.stat(node).st_mode)
 
 

@@ -4,17 +4,22 @@ Each verb lives in its own module with ``register(subparsers)`` (flags and help)
 function set as the parser default. Heavy imports (aiohttp, the anthropic SDK, numpy, scipy,
 scikit-learn) happen inside ``run``, so ``--help`` loads none of them (about 0.5 s in all on the
 2-core dev machine, most of it the flag defaults' modules: pydantic, jinja2, tenacity). Errors from
-the library become one line on stderr and an exit code.
+the library become one line on stderr and an exit code (the table in ``exit_codes``).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import traceback
 from collections.abc import Callable, Sequence
 
-from ..errors import ExitCode, ResearchJudgeError
+from .. import __version__
+from ..errors import ConfigError, ExitCode, ResearchJudgeError
+from ..exit_codes import table
 from . import compare, convert, grade, report, stability, tasks, validate
+from .config import apply_config, drop_config_lists, find_config
 
 VERBS = (grade, validate, compare, report, stability, tasks, convert)
 
@@ -26,6 +31,11 @@ def build_parser() -> argparse.ArgumentParser:
             "Grade logged research-agent sessions with an LLM judge, validate the judge against "
             "human labels, compare runs and gate CI on regressions."
         ),
+        epilog=f"exit status (every verb):\n{table()}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__}", help="print the version"
     )
     subparsers = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
     for verb in VERBS:
@@ -34,17 +44,68 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        try:
+            code = _main(argv)
+        except SystemExit:  # argparse after --help, --version or a usage error
+            sys.stdout.flush()
+            raise
+        # Flushed here, not at interpreter exit, so a reader that left is seen while we can act.
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        # `research-judge compare ... | head`: the reader left. Not an error worth a traceback;
+        # the status a shell gives a program killed by SIGPIPE tells a pipeline what happened.
+        _silence_stdout()
+        return ExitCode.PIPE_CLOSED
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        config = find_config(words)
+        lists = apply_config(parser, words, config) if config is not None else {}
+    except ConfigError as exc:
+        if not {"-h", "--help", "--version"} & set(words):  # help stays reachable
+            print(f"research-judge: error: {exc}", file=sys.stderr)
+            return exc.exit_code
+        lists = {}
+    args = parser.parse_args(words)
+    drop_config_lists(args, lists)
     run: Callable[[argparse.Namespace], int] = args.run
     try:
         return run(args)
+    except BrokenPipeError:
+        raise
     except ResearchJudgeError as exc:
         print(f"research-judge {args.verb}: error: {exc}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print(f"research-judge {args.verb}: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
+    except Exception:
+        # A bug, not a verdict: its own exit code, so CI never reads it as "a gate failed".
+        traceback.print_exc()
+        print(
+            f"research-judge {args.verb}: internal error (exit {int(ExitCode.INTERNAL)}); "
+            "please report it with the traceback above",
+            file=sys.stderr,
+        )
+        return ExitCode.INTERNAL
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail a second time."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # not a real file (tests capture stdout): nothing will be flushed to a pipe
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
 
 
 def entry() -> None:

@@ -14,7 +14,9 @@ from typing import TextIO
 
 from ..clients.base import JudgeClient, JudgeRequest, JudgeResponse
 from ..clients.chain import ClientSettings, build_client
+from ..clients.jury import JuryClient, build_jury
 from ..cost.prices import PriceTable
+from ..cost.windows import ModelLimits, WindowTable
 from ..engine import (
     Budget,
     Estimator,
@@ -33,6 +35,7 @@ from ..results.model import iter_results
 from ..results.summary import Summary, format_summary, summarize
 from ..safety import check_distinct, check_finite, check_output_target
 from ..sessions.store import open_store, resolve_session
+from ._grade_ci import emit_grade_ci
 
 
 def client_settings(args: argparse.Namespace) -> ClientSettings:
@@ -66,14 +69,26 @@ def check_args(args: argparse.Namespace, settings: ClientSettings) -> None:
             ("--config", args.config),
             ("--prices", args.prices),
         ],
-        [("--out", args.out), ("--record", args.record)],
+        [("--out", args.out), ("--record", args.record), ("--junit", args.junit)],
     )
     check_output_target("--out", args.out)
     if args.record and str(args.record).endswith(".jsonl"):
         check_output_target("--record", args.record)
 
 
-def build_judge(args: argparse.Namespace, client: JudgeClient, prices: PriceTable) -> Judge:
+def judge_limits(args: argparse.Namespace, err: TextIO) -> ModelLimits:
+    """The judge model's window and output limit; a one-line notice when they are guessed."""
+    table = WindowTable.load(args.prices)
+    limits = table.limits_for(args.model, args.context_window)
+    notice = table.notice(args.model, limits)
+    if notice:
+        print(f"research-judge grade: {notice}", file=err)
+    return limits
+
+
+def build_judge(
+    args: argparse.Namespace, client: JudgeClient, prices: PriceTable, limits: ModelLimits
+) -> Judge:
     # Every policy field has a --min-* flag of the same name; unset flags are None.
     flags = {f.name: getattr(args, f.name) for f in fields(VerdictPolicy)}
     policy = load_policy(args.config).with_overrides(**flags)
@@ -83,6 +98,8 @@ def build_judge(args: argparse.Namespace, client: JudgeClient, prices: PriceTabl
         temperature=args.temperature,
     )
     repeats = getattr(args, "repeats", 1)
+    if isinstance(client, JuryClient):
+        repeats = len(client)
     if repeats != 1:
         from ..judge.repeats import RepeatingJudge
 
@@ -93,9 +110,15 @@ def build_judge(args: argparse.Namespace, client: JudgeClient, prices: PriceTabl
             policy=policy,
             settings=settings,
             prices=prices,
+            limits=limits,
         )
     return Judge(
-        client, prompts=PromptSet(args.prompts), policy=policy, settings=settings, prices=prices
+        client,
+        prompts=PromptSet(args.prompts),
+        policy=policy,
+        settings=settings,
+        prices=prices,
+        limits=limits,
     )
 
 
@@ -106,6 +129,9 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     prices = PriceTable.load(args.prices)
     if getattr(args, "repeats", 1) < 1:
         raise ConfigError(f"--repeats must be 1 or more, got {args.repeats}")
+    jury = [s for s in (getattr(args, "jury", None) or "").split(",") if s.strip()]
+    if jury and args.repeats != 1:
+        raise ConfigError("--jury and --repeats cannot be combined: each juror gives one sample")
     if args.dry_run:
         return await _dry_run(args, selection, prices, err, out)
     if getattr(args, "repeats", 1) > 1 and args.temperature == 0:
@@ -115,9 +141,10 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             file=err,
         )
     store = open_store(args.store) if args.store else None
-    client = build_client(settings)
+    client = build_jury(settings, jury) if jury else build_client(settings)
     try:
-        judge = build_judge(args, client, prices)
+        # After the client: a bad flag is reported alone, before any notice.
+        judge = build_judge(args, client, prices, judge_limits(args, err))
         budget = (
             Budget(args.max_cost, Estimator(judge, prices)) if args.max_cost is not None else None
         )
@@ -155,7 +182,8 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     finally:
         await client.aclose()
 
-    summary = _summary_of(args.out, set(stats.order))
+    order = set(stats.order)
+    summary = _summary_of(args.out, order)
     cost = f"${stats.cost_usd:.4f}" if stats.cost_known else "unknown (no price for the model)"
     run_line = (
         f"this run: graded {stats.graded} (reused {stats.reused} from {args.out}), "
@@ -173,6 +201,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             "pass_rate": summary.pass_rate,
             "means": summary.means,
             "evidence_verified": summary.evidence_verified,
+            "context": summary.context.to_dict(),
             "run": {
                 "graded": stats.graded,
                 "reused": stats.reused,
@@ -193,6 +222,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             print(f"input: {len(stats.input_errors)} bad line(s) skipped (listed above)", file=out)
         if stats.repaired_torn_line:
             print(f"resumed: repaired the unfinished last line of {args.out}", file=out)
+    emit_grade_ci(args, order, stats.input_errors, stopped=stats.stopped)
     if stats.stopped == "budget":
         left = stats.not_sent
         print(
@@ -224,10 +254,10 @@ async def _dry_run(
     args: argparse.Namespace, selection: Selection, prices: PriceTable, err: TextIO, out: TextIO
 ) -> int:
     # A dry run needs the prompts and the model name, never a client: use a stand-in.
-    judge = build_judge(args, _NoClient(args.provider, args.model), prices)
+    judge = build_judge(args, _NoClient(args.provider, args.model), prices, judge_limits(args, err))
     estimator = Estimator(judge, prices)
     store = open_store(args.store) if args.store else None
-    n = bad = unreadable = unread = tokens_in = tokens_out = 0
+    n = bad = unreadable = unread = tokens_in = tokens_out = calls = split = 0
     cost = 0.0
     known = prices.price_for(args.model) is not None
     for item in selected_sessions(args.sessions, selection):
@@ -246,18 +276,27 @@ async def _dry_run(
         unread += bool(item.offloaded)
         e = estimator.session(item)
         n += 1
+        calls += e.calls
+        split += e.calls > 2 * judge.samples_per_call
         tokens_in += e.input_tokens
         tokens_out += e.output_tokens
         cost += e.cost_usd or 0.0
     shown = f"${cost:.4f}" if known else f"unknown (no price for {args.model!r}; use --prices)"
     print(
-        f"dry run: {n} session(s), {2 * judge.samples_per_call} calls each; "
-        f"estimated input tokens {tokens_in}, "
+        f"dry run: {n} session(s), {calls} judge calls"
+        + (f" ({split} session(s) larger than one call are split)" if split else "")
+        + f"; estimated input tokens {tokens_in}, "
         f"output tokens {tokens_out}, cost {shown} (as of prices {prices.as_of}).\n"
         "Estimate: rendered prompts at ~4 characters per token, expected reply sizes per call; "
         "re-asks and provider prompt-cache discounts are not included.",
         file=out,
     )
+    if getattr(args, "jury", None):
+        print(
+            "with --jury: this counts the --model judge only; each added juror sends as many "
+            "calls again, at its own prices",
+            file=out,
+        )
     if unread:
         print(
             f"{unread} session(s) have offloaded references (content_ref) counted as empty: "

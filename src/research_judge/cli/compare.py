@@ -1,16 +1,22 @@
 """`research-judge compare BASELINE CURRENT`: did the current run get worse? (contract section 8)
 
-Exit 0 when no metric dropped by more than the threshold, 1 when one did, 2 on bad input.
+Exit 0 when every gate passed, 1 when one failed (a metric dropped past the threshold, or the
+judge changed and that was not allowed), 2 on bad input.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from ..compare.core import DEFAULT_CRITICAL_THRESHOLD, DEFAULT_THRESHOLD
 from ..errors import ExitCode, UserError
+from ._ci import add_ci_flags, check_stdout, emit, main_output
+from .config import add_config_flag
+
+FAIL_ON = ("any", "significant")  # ci.gates.FAIL_ON, spelled here so --help imports no stats
 
 
 def register(subparsers: Any) -> None:
@@ -21,7 +27,8 @@ def register(subparsers: Any) -> None:
             "Compare two results files on the sessions they share: pass rate and the six "
             "criteria (scores on the 0..1 scale as (score - 1) / 2), each with a paired "
             "significance test, plus regressions (pass -> fail) and fixes. Exit 0 when nothing "
-            "dropped by more than the threshold, 1 when something did, 2 on bad input."
+            "dropped by more than the threshold, 1 when something did (or the judge changed), "
+            "2 on bad input."
         ),
     )
     p.add_argument("baseline", metavar="BASELINE.jsonl", help="results of the reference run")
@@ -53,13 +60,33 @@ def register(subparsers: Any) -> None:
         "judge_shift (REJUDGED - BASELINE) and agent_change (CURRENT - REJUDGED), each with "
         "its paired test",
     )
+    p.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        default="any",
+        help="exit 1 on any flagged drop, or only on drops the paired test finds significant "
+        "(default %(default)s)",
+    )
+    p.add_argument(
+        "--allow-judge-change",
+        action="store_true",
+        help="do not fail when the two runs were graded by different judges (model or prompt "
+        "hashes); the deltas then mix the agent's change with the judge's",
+    )
+    add_ci_flags(p)
+    add_config_flag(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..ci.gates import JUDGE_GATE, compare_gates, failed
+    from ..ci.github import command
+    from ..ci.junit import gate_cases, to_xml
+    from ..ci.markdown import compare_markdown
     from ..compare import compare_runs, render_text
     from ..results.model import read_results
 
+    check_stdout(args)
     baseline = read_results(args.baseline)
     current = read_results(args.current)
     rejudged = None if args.rejudged is None else read_results(args.rejudged)
@@ -75,8 +102,42 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(
             f"{args.baseline} and {args.current} share no session ids: nothing to compare"
         )
+    # `--rejudged` (a rerun of the baseline by the current judge) separates the two changes,
+    # so it allows a judge change too.
+    allowed = args.allow_judge_change or rejudged is not None
+    gates = compare_gates(cmp, fail_on=args.fail_on, allow_judge_change=allowed)
+    out = main_output(args)
     if args.json:
-        print(json.dumps(cmp.to_dict(), indent=2, ensure_ascii=False, allow_nan=False))
+        print(json.dumps(cmp.to_dict(), indent=2, ensure_ascii=False, allow_nan=False), file=out)
     else:
-        print(render_text(cmp), end="")
-    return ExitCode.FLAGGED if cmp.flagged else ExitCode.OK
+        print(render_text(cmp), end="", file=out)
+    bad = failed(gates)
+    # The text's verdict line speaks of flags only; say where the gates decide otherwise.
+    for gate in gates:
+        if gate.waived:
+            print(f"research-judge compare: not failing: {gate.message}", file=sys.stderr)
+        elif not gate.passed and gate.name == JUDGE_GATE:
+            print(f"research-judge compare: failing: {gate.message}", file=sys.stderr)
+
+    def annotations() -> list[str]:
+        lines = [
+            command("error", g.message, title=f"research-judge compare: {g.name}") for g in bad
+        ]
+        lines += [
+            command("warning", g.message, title=f"research-judge compare: {g.name}")
+            for g in gates
+            if g.waived
+        ]
+        lines += [
+            command("error", "passed in the baseline, fails now", title=f"regression: {sid}")
+            for sid in cmp.regressions
+        ]
+        return lines
+
+    emit(
+        args,
+        junit=lambda: to_xml("research-judge compare", gate_cases(gates)),
+        summary=lambda: compare_markdown(cmp, gates, fail_on=args.fail_on),
+        annotations=annotations,
+    )
+    return ExitCode.FLAGGED if bad else ExitCode.OK

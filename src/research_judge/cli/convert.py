@@ -7,9 +7,14 @@ import sys
 from typing import Any
 
 from ._help import DefaultsFormatter
+from .config import add_config_flag
 
-FORMATS = ("openai-chat", "anthropic", "otel")  # checked against the library's list in a test
-EXIT_OK, EXIT_BAD_RECORDS = 0, 2
+FORMATS = (
+    "openai-chat",
+    "anthropic",
+    "otel",
+    "openinference",
+)  # checked against the library's list in a test
 DESCRIPTION = """\
 Convert agent logs into the sessions JSONL that grade reads. Each tool result the agent
 received becomes one reference (id = the tool call id), with its tool, arguments and, for
@@ -22,6 +27,8 @@ formats:
   otel         OTLP JSON traces (the collector's file exporter), GenAI semantic
                conventions: one session per trace, references from the root agent
                and every sub-agent
+  openinference  the same OTLP JSON under the OpenInference conventions (Arize Phoenix):
+               AGENT / LLM / TOOL / RETRIEVER spans, flattened message attributes
 
 Bad records are named (file:line, or the trace id) and skipped; the rest are converted.
 The output is written to a temporary file and renamed into place; an input is never
@@ -46,11 +53,12 @@ def register(subparsers: Any) -> None:
         "'ref' becomes the reference's content_ref, read at grading time by grade --store",
     )
     p.add_argument("--quiet", action="store_true", help="print no summary line")
+    add_config_flag(p)
     p.set_defaults(run=run_convert)
 
 
 def run_convert(args: argparse.Namespace) -> int:
-    from ..errors import InputFileError
+    from ..errors import ExitCode, InputFileError
     from ..sessions.convert import ConvertOptions, compile_stub_pattern, convert_files
 
     def report(exc: InputFileError) -> None:
@@ -65,4 +73,4 @@ def run_convert(args: argparse.Namespace) -> int:
             f"reference(s), {stats.offloaded} offloaded (content_ref), "
             f"{stats.citations} provider citation(s){bad}"
         )
-    return EXIT_BAD_RECORDS if stats.errors else EXIT_OK
+    return ExitCode.FAILED if stats.errors else ExitCode.OK

@@ -12,7 +12,9 @@ from ..clients.chain import ClientSettings, default_cache_dir
 from ..engine.select import Selection
 from ..judge.grader import JudgeSettings
 from ..judge.policy import VerdictPolicy
+from ._ci import add_ci_flags, check_stdout, main_output
 from ._help import DefaultsFormatter
+from .config import add_config_flag
 
 # Flag defaults come from the library's own defaults: one setting, one default.
 _JUDGE, _POLICY = JudgeSettings(), VerdictPolicy()
@@ -63,6 +65,13 @@ def register(subparsers: Any) -> None:
         help="sampling temperature; 'none' sends none (reasoning models accept only their own)",
     )
     judge.add_argument(
+        "--context-window",
+        type=int,
+        metavar="TOKENS",
+        help="the judge model's context window (default: the shipped table, or context_window "
+        "in --prices FILE); sessions larger than one call are split across calls",
+    )
+    judge.add_argument(
         "--repeats",
         type=int,
         default=1,
@@ -71,6 +80,13 @@ def register(subparsers: Any) -> None:
         "majority verdict, mean ratios and median scores, and every sample is kept in its "
         "result for `research-judge stability` (default 1)",
     )
+    judge.add_argument(
+        "--jury",
+        metavar="SPEC[,SPEC...]",
+        help="add jurors to the --provider/--model judge (provider:model or model, comma "
+        "separated): each grades every session once and the session gets their majority, as "
+        "with --repeats; `research-judge stability` then measures how far they agree",
+    )
     judge.add_argument("--prompts", metavar="DIR", help="folder of prompt templates to use")
     judge.add_argument(
         "--strict-evidence",
@@ -78,7 +94,7 @@ def register(subparsers: Any) -> None:
         help="count a 'yes' whose quote cannot be found in the text as 'no' in the ratios",
     )
     pol = p.add_argument_group("verdict policy (flags override --config)")
-    pol.add_argument("--config", metavar="FILE", help="TOML file with a [policy] table")
+    add_config_flag(pol, " plus [policy] for the verdict policy")
     for name, kind in (
         ("effectiveness", int),
         ("fluff", int),
@@ -152,6 +168,7 @@ def register(subparsers: Any) -> None:
         help="only sessions whose metadata KEY equals VALUE (repeatable)",
     )
     p.add_argument("--json", action="store_true", help="print the closing summary as JSON")
+    add_ci_flags(p)
     p.set_defaults(run=run_grade)
 
 
@@ -178,4 +195,5 @@ def run_grade(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
 
-    return run_stoppable(lambda: execute(args, sys.stderr, sys.stdout), stopped)
+    check_stdout(args)
+    return run_stoppable(lambda: execute(args, sys.stderr, main_output(args)), stopped)

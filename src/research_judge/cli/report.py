@@ -8,11 +8,14 @@ flags (nothing is written then).
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from ..compare.core import DEFAULT_THRESHOLD
 from ..errors import ConfigError, ExitCode
 from ..report.data import DEFAULT_WORST
+from ._ci import step_summary
+from .config import add_config_flag
 
 
 def register(subparsers: Any) -> None:
@@ -28,9 +31,15 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("results", metavar="RESULTS.jsonl", help="results written by `grade`")
     p.add_argument(
-        "--html", metavar="OUT.html", help="write a self-contained HTML page here (no network)"
+        "--html",
+        metavar="OUT.html",
+        help="write a self-contained HTML page here (no network); - for stdout",
     )
-    p.add_argument("--md", metavar="OUT.md", help="write a compact Markdown summary here (for CI)")
+    p.add_argument(
+        "--md",
+        metavar="OUT.md",
+        help="write a compact Markdown summary here (for CI); - for stdout",
+    )
     p.add_argument(
         "--labels",
         metavar="LABELS",
@@ -62,18 +71,19 @@ def register(subparsers: Any) -> None:
         metavar="X",
         help="with --baseline: flag metrics that dropped by more than X (default %(default)s)",
     )
+    add_config_flag(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.html is None and args.md is None:
         raise ConfigError("give --html OUT.html and/or --md OUT.md: there is nothing to write")
-    from ..report import write_report
+    from ..report import STDOUT, render_markdown, write_report
 
     if args.rejudged is not None and args.baseline is None:
         raise ConfigError("--rejudged needs --baseline: it splits the baseline comparison")
 
-    write_report(
+    data = write_report(
         args.results,
         html=args.html,
         md=args.md,
@@ -83,7 +93,10 @@ def run(args: argparse.Namespace) -> int:
         worst=args.worst,
         threshold=args.threshold,
     )
+    # With a report on stdout, the note about the other one must not end up inside it.
+    note = sys.stderr if STDOUT in (args.html, args.md) else sys.stdout
     for path in (args.html, args.md):
-        if path is not None:
-            print(f"wrote {path}")
+        if path is not None and path != STDOUT:
+            print(f"wrote {path}", file=note)
+    step_summary("report", lambda: render_markdown(data))
     return ExitCode.OK

@@ -8,6 +8,8 @@ import sys
 from typing import Any
 
 from ..errors import ConfigError, UserError
+from ._ci import step_summary
+from .config import add_config_flag
 
 
 def register(subparsers: Any) -> None:
@@ -31,10 +33,12 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help="bootstrap resamples for the kappa intervals (default: 2000; 0: no interval)",
     )
+    add_config_flag(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..ci.markdown import text_block
     from ..results.model import read_results
     from ..validate.stability import render_text, stability
 
@@ -47,4 +51,5 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(render_text(report))
     if report.n_repeated == 0:
         raise UserError(f"{args.results}: no result carries repeated samples (grade --repeats K)")
+    step_summary("stability", lambda: text_block("research-judge stability", render_text(report)))
     return 0

@@ -15,6 +15,8 @@ import sys
 from typing import Any
 
 from ..errors import ExitCode
+from ._ci import add_ci_flags, check_stdout, emit, main_output
+from .config import add_config_flag
 
 
 def register(subparsers: Any) -> None:
@@ -64,10 +66,24 @@ def register(subparsers: Any) -> None:
         metavar="OLD.json",
         help="a report saved earlier with --json; list regressions and fixes against it",
     )
+    run_parser.add_argument(
+        "--task-timeout",
+        type=float,
+        metavar="SECONDS",
+        help=(
+            "fail a task with 'error: TimeoutError' when the agent has not returned after this "
+            "long; the hung call is abandoned and the run goes on (default: no limit)"
+        ),
+    )
+    add_ci_flags(run_parser)
+    add_config_flag(run_parser)
     run_parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..ci.github import command
+    from ..ci.junit import task_cases, to_xml
+    from ..ci.markdown import tasks_markdown
     from ..harness import (
         TaskReport,
         format_report,
@@ -78,29 +94,67 @@ def run(args: argparse.Namespace) -> int:
         report_json,
         run_tasks,
     )
+    from ..harness.guard import check_timeout
 
-    # Cheap checks first: a bad spec or an unreadable baseline should not cost an agent run.
+    # Cheap checks first: a bad flag, spec or unreadable baseline should not cost an agent run.
+    timeout = check_timeout(args.task_timeout, "--task-timeout")
+    check_stdout(args)
     agent = load_agent(args.agent, args.app_dir)
     baseline = read_report(args.baseline) if args.baseline else None
     task_file = read_tasks(args.tasks_file)
     for problem in task_file.problems:
         print(problem, file=sys.stderr)
 
-    if task_file.tasks:
-        # Whatever the agent prints must not end up inside the table or the JSON object.
-        with contextlib.redirect_stdout(sys.stderr):
-            report = run_tasks(agent, task_file.tasks, label=args.agent)
-    else:  # every line was bad; they are reported above, and the exit status says so
-        report = TaskReport(results=[], agent=args.agent)
+    stdout = sys.stdout
+    out = main_output(args, stdout)
+    # Whatever the agent prints must not end up inside the table or the JSON object. The report
+    # is printed inside the redirect too: an abandoned (timed-out) agent may still be printing.
+    with contextlib.redirect_stdout(sys.stderr):
+        if task_file.tasks:
+            report = run_tasks(agent, task_file.tasks, label=args.agent, timeout=timeout)
+        else:  # every line was bad; they are reported above, and the exit status says so
+            report = TaskReport(results=[], agent=args.agent)
+        if args.json:
+            errors = [str(p) for p in task_file.problems]
+            data = report_json(report, baseline, errors)
+            print(json.dumps(data, ensure_ascii=False, indent=2), file=out)
+        else:
+            print(format_report(report, baseline), end="", file=out)
+        out.flush()
+        lost = regressions(baseline, report) if baseline is not None else []
 
-    if args.json:
-        errors = [str(p) for p in task_file.problems]
-        print(json.dumps(report_json(report, baseline, errors), ensure_ascii=False, indent=2))
-    else:
-        print(format_report(report, baseline), end="")
+        def annotations() -> list[str]:
+            by_id = report.by_id()
+            lines = [
+                command(
+                    "error",
+                    "; ".join(by_id[tid].reasons),
+                    title=f"research-judge tasks: regression {tid}",
+                )
+                for tid in lost
+            ]
+            lines += [
+                command(
+                    "error",
+                    p.message,
+                    title="research-judge tasks: bad task line",
+                    file=p.path,
+                    line=p.line,
+                )
+                for p in task_file.problems
+            ]
+            return lines
+
+        emit(
+            args,
+            junit=lambda: to_xml("research-judge tasks", task_cases(report, baseline)),
+            summary=lambda: tasks_markdown(report, baseline),
+            annotations=annotations,
+            stdout=stdout,
+        )
 
     if task_file.problems:
         return ExitCode.FAILED
-    if baseline is not None and regressions(baseline, report):
+    if lost:
         return ExitCode.FLAGGED
     return ExitCode.OK

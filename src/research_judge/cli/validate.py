@@ -8,6 +8,8 @@ import sys
 from typing import Any
 
 from ..errors import ConfigError, ExitCode
+from ._ci import add_ci_flags, check_stdout, emit, main_output
+from .config import add_config_flag
 
 DESCRIPTION = """\
 Compare the judge's pass/fail verdicts (and 1-3 scores, when the labels carry them) with human
@@ -17,8 +19,9 @@ agrees on the first far more than the second), an exact McNemar test of the dire
 disagreement, per-criterion weighted kappa, a length-bias test, and how many more labels would
 make the numbers precise. Sessions the judge errored on are left out and listed, never counted.
 It also corrects the judge's pass rate over the whole results file for the judge's measured
-errors (Rogan-Gladen). Exit 0, or 1 when a --min-kappa / --min-fail-agreement bar is not met
-(each failed bar is printed), or 2 on bad input.
+errors (Rogan-Gladen), and with --suggest N lists the unlabelled sessions worth labelling next.
+Exit 0, or 1 when a --min-kappa / --min-fail-agreement bar is not met (each failed bar is
+printed), or 2 on bad input.
 """
 
 
@@ -81,10 +84,16 @@ def register(subparsers: Any) -> None:
         metavar="PATH",
         help="where --suggest writes its CSV (default %(default)s; never overwritten)",
     )
+    add_ci_flags(p)
+    add_config_flag(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..ci.gates import failed, validate_gates
+    from ..ci.github import command
+    from ..ci.junit import to_xml, validate_cases
+    from ..ci.markdown import validate_markdown
     from ..results.model import read_results
     from ..validate import read_labels, render_text, validate_run
     from ..validate.gates import check_bars
@@ -92,8 +101,10 @@ def run(args: argparse.Namespace) -> int:
     if args.bootstrap < 0:
         raise ConfigError(f"--bootstrap must be 0 or more, got {args.bootstrap}")
     check_bars(args.min_kappa, args.min_fail_agreement)
+    check_stdout(args)
     if args.suggest is not None and args.suggest < 1:
         raise ConfigError(f"--suggest must be 1 or more, got {args.suggest}")
+    check_stdout(args)
     labels = read_labels(args.labels)
     results = read_results(args.results)
     if args.suggest is not None:
@@ -106,10 +117,30 @@ def run(args: argparse.Namespace) -> int:
         min_kappa=args.min_kappa,
         min_fail_agreement=args.min_fail_agreement,
     )
+    out = main_output(args)
     if args.json:
-        print(json.dumps(report.to_dict(), indent=2, allow_nan=False))
+        print(json.dumps(report.to_dict(), indent=2, allow_nan=False), file=out)
     else:
-        sys.stdout.write(render_text(report))
+        out.write(render_text(report))
+    gates = validate_gates(report)
+    bad = failed(gates)
+
+    def annotations() -> list[str]:
+        lines = [
+            command("error", g.message, title=f"research-judge validate: {g.name}") for g in bad
+        ]
+        if report.n == 0:
+            lines.append(
+                command("error", "no labelled session has a judge verdict", title="validate")
+            )
+        return lines
+
+    emit(
+        args,
+        junit=lambda: to_xml("research-judge validate", validate_cases(report, gates)),
+        summary=lambda: validate_markdown(report, gates),
+        annotations=annotations,
+    )
     if report.n == 0:
         # Nothing was compared: almost always the wrong labels file for these results.
         print(
@@ -118,10 +149,9 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return ExitCode.FAILED
-    failed = [g for g in report.gates if not g.passed]
-    for gate in failed:
+    for gate in bad:
         print(f"research-judge validate: gate failed: {gate.message}", file=sys.stderr)
-    return ExitCode.FLAGGED if failed else ExitCode.OK
+    return ExitCode.FLAGGED if bad else ExitCode.OK
 
 
 def _write_suggestions(results: Any, labels: Any, n: int, path: str) -> None:

@@ -18,7 +18,13 @@ import time
 from collections.abc import Mapping
 from typing import Literal, get_args
 
-from research_judge.errors import ApiError, ConfigError, RateLimitError, TransientApiError
+from research_judge.errors import (
+    ApiError,
+    ConfigError,
+    ContextLengthError,
+    RateLimitError,
+    TransientApiError,
+)
 from research_judge.safety.settings import check_base_url
 
 DEFAULT_TIMEOUT = 300.0
@@ -48,6 +54,21 @@ _KEY_SHAPED = re.compile(r"\b(sk|key|api)[-_][A-Za-z0-9_\-*.]{6,}", re.IGNORECAS
 # Credentials inside a URL (a proxy's, typically): scheme://user:password@host.
 _URL_USERINFO = re.compile(r"(?<=://)[^/@\s'\"]+@")
 _MAX_DETAIL = 400
+
+# How providers say a request is larger than the model's window. OpenAI sends the code
+# ``context_length_exceeded``; Anthropic a 400 "prompt is too long: N tokens > M maximum" (or
+# "input length and `max_tokens` exceed context limit"); vLLM "maximum context length is N
+# tokens"; llama.cpp "exceeds the available context size" (code exceed_context_size_error).
+_CONTEXT_CODES = frozenset({"context_length_exceeded", "exceed_context_size_error"})
+_CONTEXT_PHRASES = (
+    "maximum context length",
+    "context_length_exceeded",
+    "prompt is too long",
+    "exceed context limit",
+    "exceeds the available context size",
+    "context window",
+    "too many tokens",
+)
 
 
 def resolve_api_key(explicit: str | None, env_var: str, provider: str) -> str:
@@ -118,11 +139,14 @@ def error_for_status(
     secret: str | None,
     env_var: str,
     permanent: bool = False,
+    code: str | None = None,
 ) -> ApiError:
     """Our exception for an HTTP error answer: retryable ones carry the server's Retry-After.
 
     ``permanent`` forces a non-retryable error whatever the status (e.g. OpenAI's 429
-    ``insufficient_quota``: waiting will not bring the money back).
+    ``insufficient_quota``: waiting will not bring the money back). A request larger than the
+    model's window (``code`` or the provider's words) is a ``ContextLengthError``: never retried,
+    the judge re-plans it into smaller calls.
     """
     detail = redact(" ".join(detail.split()), secret)[:_MAX_DETAIL] or "no details given"
     where = f" for session {session_id!r}" if session_id else ""
@@ -132,12 +156,24 @@ def error_for_status(
         message += f" ({hint.format(env_var=env_var)})"
     if permanent:
         return ApiError(message, status)
+    if is_context_error(status, code, detail):
+        return ContextLengthError(message, status)
     retry_after = parse_retry_after(headers)
     if status in _SLOW_DOWN_STATUSES:
         return RateLimitError(message, status, retry_after)
     if status in _TRANSIENT_STATUSES or status >= 500:
         return TransientApiError(message, status, retry_after)
     return ApiError(message, status)
+
+
+def is_context_error(status: int, code: str | None, detail: str) -> bool:
+    """True when an error answer says the request does not fit the model's window."""
+    if status not in (400, 413, 422):
+        return False
+    if code in _CONTEXT_CODES:
+        return True
+    lowered = detail.lower()
+    return any(phrase in lowered for phrase in _CONTEXT_PHRASES)
 
 
 ConnectionFailure = Literal["could not connect", "timed out", "lost the connection"]

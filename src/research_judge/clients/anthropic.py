@@ -25,7 +25,7 @@ from research_judge.clients import _http
 from research_judge.clients._http import DEFAULT_TIMEOUT, AnthropicMode
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
 from research_judge.clients.variant import judge_variant
-from research_judge.errors import ApiError, JudgeRefusal
+from research_judge.errors import ApiError, JudgeRefusal, OutputTruncated
 
 _ENV_KEY = "ANTHROPIC_API_KEY"
 _ENV_URL = "ANTHROPIC_BASE_URL"
@@ -116,7 +116,7 @@ class AnthropicClient:
         stop = message.stop_reason
         usage = _usage(message)  # billed whatever the reply says: counted on every path
         if stop == "max_tokens":
-            raise JudgeRefusal(f"{label}: reply truncated at max_output_tokens", usage)
+            raise OutputTruncated(f"{label}: reply truncated at max_output_tokens", usage)
         if stop == "refusal":
             raise JudgeRefusal(f"{label}: the model refused to answer", usage)
         if self.mode == "tool":

@@ -31,7 +31,7 @@ from research_judge.clients._http import DEFAULT_TIMEOUT, OpenAIMode
 from research_judge.clients._transport import JsonPoster
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
 from research_judge.clients.variant import judge_variant
-from research_judge.errors import ApiError, ConfigError, JudgeRefusal
+from research_judge.errors import ApiError, ConfigError, JudgeRefusal, OutputTruncated
 
 TokenLimitField = Literal["max_completion_tokens", "max_tokens"]
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -158,7 +158,7 @@ class OpenAIClient:
         choice = completion.choices[0]
         finish = choice.finish_reason
         if finish == "length":
-            raise JudgeRefusal(f"{label}: reply truncated at max_output_tokens", usage)
+            raise OutputTruncated(f"{label}: reply truncated at max_output_tokens", usage)
         if finish == "content_filter":
             raise JudgeRefusal(f"{label}: reply withheld by the provider's content filter", usage)
         message = choice.message
@@ -215,6 +215,7 @@ class OpenAIClient:
             env_var=_ENV_KEY,
             # OpenAI sends 429 for an exhausted quota too; waiting will not fix that one.
             permanent=error.get("code") == "insufficient_quota",
+            code=error.get("code") if isinstance(error.get("code"), str) else None,
         )
 
 

@@ -21,7 +21,13 @@ from dataclasses import dataclass
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 from tenacity.wait import wait_base, wait_random_exponential
 
-from ..errors import ApiError, ProviderDownError, RateLimitError, TransientApiError
+from ..errors import (
+    ApiError,
+    ContextLengthError,
+    ProviderDownError,
+    RateLimitError,
+    TransientApiError,
+)
 from .base import JudgeClient, JudgeRequest, JudgeResponse, forward_reply_checked
 from .variant import variant_of
 
@@ -204,6 +210,10 @@ class ResilientClient:
             self.rate_limited += 1
             self.limiter.on_rate_limited(epoch)
             self.health.failure(exc)
+            raise
+        except ContextLengthError:
+            # The provider answered, and will answer the same: the judge re-plans the request.
+            self.health.success()
             raise
         except ApiError as exc:
             self.health.failure(exc)

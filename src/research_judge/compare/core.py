@@ -22,6 +22,7 @@ from statistics import fmean
 from ..errors import ConfigError
 from ..results.model import CITATION_NAMES, CRITERIA, Result
 from ..stats.paired import PairedTest, mcnemar_exact, signed_rank
+from .context import context_deltas
 from .judges import RunJudges, describe_change, judge_changed
 from .model import JUDGE_CHANGED, Comparison, Flag, MetricDelta, SessionMove
 from .rejudged import REJUDGE_HINT, decompose
@@ -106,6 +107,7 @@ def compare_runs(
             "changed": changed,
         },
         movers=_movers(graded, top_movers),
+        context=context_deltas(pairs),
         threshold=threshold,
         critical_threshold=critical_threshold,
         decomposition=None if rejudged is None else decompose(baseline, current, rejudged),

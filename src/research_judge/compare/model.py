@@ -108,6 +108,8 @@ class Comparison:
     threshold: float
     critical_threshold: float
     warnings: list[str] = field(default_factory=list)
+    # Tokens pulled per session and used token share (``compare.context``); never flagged.
+    context: list[MetricDelta] = field(default_factory=list)
     # With --rejudged: each metric's delta split into judge shift and agent change.
     decomposition: Decomposition | None = None
 
@@ -165,5 +167,6 @@ class Comparison:
             "threshold": self.threshold,
             "critical_threshold": self.critical_threshold,
             "warnings": list(self.warnings),
+            "context": {m.metric: m.to_dict() for m in self.context},
             **extra,
         }

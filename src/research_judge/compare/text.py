@@ -8,7 +8,7 @@ _IDS_PER_LINE = 8
 TESTS_NOTE = (
     "p: pass rate, exact McNemar; criteria, exact signed-rank test on changes at the stored "
     "precision (tied ranks permuted exactly; the sign test when every change is the same size; "
-    "normal approximation above 400 moved sessions)"
+    "normal approximation above 200 moved sessions)"
 )
 
 
@@ -55,10 +55,13 @@ def _table(cmp: Comparison) -> list[str]:
     header = f"{'metric':<19}{'baseline':>10}{'current':>10}{'delta':>10}{'p':>9}{'pairs':>7}  flag"
     rows = [header, "-" * len(header)]
     rows.extend(_row(m, cmp.flag_for(m.metric)) for m in cmp.metrics)
+    for m in cmp.context:  # context rows: shown, never flagged; tokens as whole numbers
+        digits = 0 if m.metric == "tokens_pulled" else 3
+        rows.append(_row(m, None, digits))
     return rows
 
 
-def _row(m: MetricDelta, flag: Flag | None) -> str:
+def _row(m: MetricDelta, flag: Flag | None, digits: int = 3) -> str:
     p = "n/a" if m.test.p_value is None else f"{m.test.p_value:.3g}"
     mark = ""
     if flag is not None:
@@ -66,7 +69,8 @@ def _row(m: MetricDelta, flag: Flag | None) -> str:
         if flag.test.significant is False:
             mark += " (within noise)"
     return (
-        f"{m.metric:<19}{_num(m.baseline):>10}{_num(m.current):>10}{_num(m.delta, signed=True):>10}"
+        f"{m.metric:<19}{_num(m.baseline, digits=digits):>10}"
+        f"{_num(m.current, digits=digits):>10}{_num(m.delta, signed=True, digits=digits):>10}"
         f"{p:>9}{m.test.n_pairs:>7}  {mark}"
     ).rstrip()
 
@@ -94,10 +98,10 @@ def _p(p: float | None) -> str:
     return "n/a" if p is None else f"{p:.3g}"
 
 
-def _num(value: float | None, *, signed: bool = False) -> str:
+def _num(value: float | None, *, signed: bool = False, digits: int = 3) -> str:
     if value is None:
         return "n/a"
-    return f"{value:+.3f}" if signed else f"{value:.3f}"
+    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
 
 
 def _ids(title: str, ids: list[str]) -> list[str]:

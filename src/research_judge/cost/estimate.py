@@ -1,7 +1,8 @@
 """Pre-call token and cost estimates: what ``--dry-run`` prints and ``--max-cost`` reserves.
 
 Input tokens are the rendered requests at about four characters per token (tiktoken cannot load
-its encodings offline); output tokens follow the expected reply size per call. Re-asks and
+its encodings offline); output tokens follow the expected reply size per call. A session larger
+than the judge's window counts every call it will be split into (``Planner.forecast``). Re-asks and
 provider prompt-cache discounts are not included, so real runs usually cost a little less
 (cache) or a little more (re-asks) than the estimate.
 """
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from ..clients.base import JudgeRequest, Usage
 from ..errors import ConfigError
 from ..judge.grader import Judge
+from ..judge.planning import Unplannable
 from ..safety.settings import check_finite
 from ..sessions.model import Session
 from .prices import PriceTable
@@ -24,6 +26,7 @@ class Estimate:
     input_tokens: int
     output_tokens: int
     cost_usd: float | None
+    calls: int = 2  # counting calls (more than one when the session is split) plus scoring
 
 
 class Estimator:
@@ -36,18 +39,24 @@ class Estimator:
     ) -> Estimate:
         """The estimate for one session; ``requests``: its already rendered first requests."""
         counting, scoring = requests or self.judge.first_requests(session)
+        claims = guess_claim_count(session.answer)
+        try:
+            # A session larger than one call is estimated as the calls it will be split into.
+            packs = [
+                (p.request, len(p.pieces)) for p in self.judge.planner.forecast(session, counting)
+            ]
+        except Unplannable:
+            packs = [(counting, len(session.trajectory))]  # it will error: one failed call
         k = self.judge.samples_per_call  # each call is sent K times with `grade --repeats K`
-        input_tokens = k * (estimate_request(counting) + estimate_request(scoring))
+        input_tokens = k * (estimate_request(scoring) + sum(estimate_request(r) for r, _ in packs))
         output_tokens = k * (
-            estimate_output_tokens(
-                "counting", len(session.trajectory), guess_claim_count(session.answer)
-            )
-            + estimate_output_tokens("scoring", 0, 0)
+            estimate_output_tokens("scoring", 0, 0)
+            + sum(estimate_output_tokens("counting", shown, claims) for _, shown in packs)
         )
         cost = None
         if self.prices is not None:
             cost = self.prices.cost(self.judge.client.model, Usage(input_tokens, 0, output_tokens))
-        return Estimate(input_tokens, output_tokens, cost)
+        return Estimate(input_tokens, output_tokens, cost, calls=k * (len(packs) + 1))
 
 
 class Budget:

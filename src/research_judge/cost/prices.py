@@ -30,6 +30,14 @@ TOKENS_PER_UNIT = 1_000_000  # prices are quoted per million tokens
 _SNAPSHOT_SUFFIX = re.compile(r"[-@](\d{8}|\d{4}-\d{2}-\d{2}|latest)$")
 
 
+def snapshot_base(name: str) -> str | None:
+    """The model a dated snapshot name stands for ("gpt-4o-2024-08-06" -> "gpt-4o"), else None."""
+    snapshot = _SNAPSHOT_SUFFIX.search(name)
+    if snapshot is None or snapshot.start() == 0:
+        return None
+    return name[: snapshot.start()]
+
+
 class _PriceEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -37,6 +45,10 @@ class _PriceEntry(BaseModel):
     input: float = Field(ge=0, allow_inf_nan=False)
     cached_input: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     output: float = Field(ge=0, allow_inf_nan=False)
+    # The model's limits, read by ``cost.windows`` (a user file may give them beside a price).
+    context_window: int | None = Field(default=None, gt=0)
+    max_output_tokens: int | None = Field(default=None, gt=0)
+    max_input_tokens: int | None = Field(default=None, gt=0)
 
 
 class _PriceFile(BaseModel):
@@ -94,10 +106,8 @@ class PriceTable:
         name = model.strip().lower()
         if name in self.models:
             return self.models[name]
-        snapshot = _SNAPSHOT_SUFFIX.search(name)
-        if snapshot is None or snapshot.start() == 0:
-            return None
-        return self.models.get(name[: snapshot.start()])
+        base = snapshot_base(name)
+        return None if base is None else self.models.get(base)
 
     def cost(self, model: str, usage: Usage) -> float | None:
         """USD for ``usage`` on ``model``; ``None`` when the model is not in the table.

@@ -55,6 +55,41 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
+PLANNING_ASCII_CHARS_PER_TOKEN = 3
+"""Planning counts ASCII text at three characters a token (prose averages about four; code,
+JSON, URLs and numbers come nearer three)."""
+PLANNING_TOKENS_PER_OTHER_CHAR = 2
+"""...and every other character as two tokens (CJK text averages about one to one and a half a
+character; accented letters are usually part of a longer token)."""
+
+
+def planning_tokens(text: str) -> int:
+    """A token count meant to err on the large side, for fitting requests into a window.
+
+    ``estimate_tokens`` is a forecast of the bill and can be low for code or non-English text;
+    a request planned with it could be refused as too long. This count is deliberately
+    pessimistic (typically 30-50% above the real count for English prose), and the planner keeps
+    a margin on top of it.
+    """
+    if not text:
+        return 0
+    ascii_chars = len(text.encode("ascii", "ignore"))
+    other = len(text) - ascii_chars
+    return (
+        math.ceil(ascii_chars / PLANNING_ASCII_CHARS_PER_TOKEN)
+        + other * PLANNING_TOKENS_PER_OTHER_CHAR
+    )
+
+
+def planning_request_tokens(request: JudgeRequest) -> int:
+    """``estimate_request`` with ``planning_tokens``: what the planner fits into the window."""
+    total = planning_tokens(request.system) + MESSAGE_OVERHEAD_TOKENS
+    for message in request.messages:
+        total += planning_tokens(message.content) + MESSAGE_OVERHEAD_TOKENS
+    total += planning_tokens(canonical_json(request.schema))
+    return total
+
+
 def estimate_request(request: JudgeRequest) -> int:
     """Input tokens of one request: system prompt, every message, and the reply's JSON schema.
 

@@ -12,8 +12,9 @@ def format_report(report: TaskReport, baseline: TaskReport | None = None) -> str
     """The table the CLI prints: one row per task (id, PASS/FAIL, seconds, reasons), the pass
     rate, and, against a baseline, the regressions and fixes by id.
     """
-    headers = ("id", "result", "seconds", "reasons")
-    rows = [
+    tiers = report.tiers()
+    headers: tuple[str, ...] = ("id", "result", "seconds", "reasons")
+    rows: list[tuple[str, ...]] = [
         (
             r.id,
             "PASS" if r.passed else "FAIL",
@@ -22,17 +23,30 @@ def format_report(report: TaskReport, baseline: TaskReport | None = None) -> str
         )
         for r in report.results
     ]
-    id_width = max([len(headers[0])] + [len(row[0]) for row in rows])
-    sec_width = max([len(headers[2])] + [len(row[2]) for row in rows])
+    if tiers:  # the tier column only when some task names one
+        headers = ("id", "tier", "result", "seconds", "reasons")
+        rows = [
+            (row[0], r.tier or "-", *row[1:]) for row, r in zip(rows, report.results, strict=True)
+        ]
+    widths = [max([len(h)] + [len(row[i]) for row in rows]) for i, h in enumerate(headers)]
 
     def line(cells: Sequence[str]) -> str:
-        return (
-            f"{cells[0]:<{id_width}}  {cells[1]:<6}  {cells[2]:>{sec_width}}  {cells[3]}".rstrip()
-        )
+        out: list[str] = []
+        for i, (name, cell) in enumerate(zip(headers, cells, strict=True)):
+            if name == "reasons":
+                out.append(cell)
+            else:
+                out.append(cell.rjust(widths[i]) if name == "seconds" else cell.ljust(widths[i]))
+        return "  ".join(out).rstrip()
 
     lines = [line(headers)] + [line(row) for row in rows]
     lines.append("")
     lines.append(f"pass rate: {_rate(report)}")
+    if tiers:
+        shown = ", ".join(
+            f"{name} {t.n_passed}/{t.n} ({t.pass_rate:.1%})" for name, t in tiers.items()
+        )
+        lines.append(f"pass rate by tier: {shown}")
     if baseline is not None:
         lines.extend(_comparison(baseline, report))
     return "\n".join(lines) + "\n"

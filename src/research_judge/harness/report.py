@@ -29,6 +29,7 @@ class TaskResult:
     seconds: float = 0.0
     answer: str | None = None
     detail: str | None = None
+    tier: str | None = None
 
     @property
     def passed(self) -> bool:
@@ -42,7 +43,21 @@ class TaskResult:
             "seconds": self.seconds,
             "answer": self.answer,
             "detail": self.detail,
+            "tier": self.tier,
         }
+
+
+@dataclass(frozen=True)
+class TierStats:
+    n: int
+    n_passed: int
+
+    @property
+    def pass_rate(self) -> float:
+        return self.n_passed / self.n if self.n else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"n": self.n, "n_passed": self.n_passed, "pass_rate": self.pass_rate}
 
 
 @dataclass(frozen=True)
@@ -71,12 +86,24 @@ class TaskReport:
     def by_id(self) -> dict[str, TaskResult]:
         return {r.id: r for r in self.results}
 
+    def tiers(self) -> dict[str, TierStats]:
+        """Pass counts per difficulty tier, tiers in order of first appearance; tasks without a
+        tier are left out (empty when no task names one)."""
+        out: dict[str, TierStats] = {}
+        for r in self.results:
+            if r.tier is None:
+                continue
+            before = out.get(r.tier, TierStats(0, 0))
+            out[r.tier] = TierStats(before.n + 1, before.n_passed + int(r.passed))
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "agent": self.agent,
             "n": self.n,
             "n_passed": self.n_passed,
             "pass_rate": self.pass_rate,
+            "tiers": {name: t.to_dict() for name, t in self.tiers().items()},
             "results": [r.to_dict() for r in self.results],
         }
 
@@ -108,6 +135,7 @@ class TaskReport:
                     seconds=item.seconds,
                     answer=item.answer,
                     detail=item.detail,
+                    tier=item.tier,
                 )
             )
         return cls(results=results, agent=model.agent)
@@ -125,6 +153,7 @@ class _ResultModel(BaseModel):
     seconds: float = Field(default=0.0, ge=0)
     answer: str | None = None
     detail: str | None = None
+    tier: str | None = None
 
 
 class _ReportModel(BaseModel):

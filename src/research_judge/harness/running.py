@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .calls import ToolCall, check_calls
+from .guard import check_timeout, describe, guarded_call
 from .report import TaskReport, TaskResult
 from .tasks import Task, parse_task, parse_tasks
 
@@ -34,56 +35,83 @@ class _AgentResult:
     answer: str | None
     tool_calls: int
     tools_used: list[str]
+    calls: list[ToolCall] | None = None  # the optional "calls": [{"tool", "args"}] of the result
 
 
-def run_task(agent: Agent, task: Mapping[str, Any] | Task) -> TaskResult:
+def run_task(
+    agent: Agent, task: Mapping[str, Any] | Task, *, timeout: float | None = None
+) -> TaskResult:
     """Run ``agent`` on one task and check it; never raises for anything the agent does.
 
     Reasons come in a fixed order: "not final", "wrong answer", "over budget", then
-    "forbidden tool: <name>" per distinct forbidden tool used, sorted by name. If the agent raises,
-    the reasons are exactly ``["error: <ExceptionType>"]``; if it returns something that is not a
-    well-formed result, exactly ``["malformed result: <what is wrong>"]``. An invalid task raises
-    ``InvalidTask`` before the agent is called: that is the caller's mistake, not the agent's.
+    "forbidden tool: <name>" per distinct forbidden tool used, sorted by name. If the agent raises
+    anything (``SystemExit`` and other ``BaseException`` subclasses included), or returns an object
+    whose own methods raise while it is checked, the reasons are exactly
+    ``["error: <ExceptionType>"]``; if it returns something that is not a well-formed result,
+    exactly ``["malformed result: <what is wrong>"]``. With ``timeout`` (seconds) an agent still
+    running after it fails with ``["error: TimeoutError"]`` and is abandoned in a daemon thread.
+    ``KeyboardInterrupt`` still stops the run. An invalid task raises ``InvalidTask`` before the
+    agent is called: that is the caller's mistake, not the agent's.
     """
     checked = parse_task(task)
-    started = time.perf_counter()
-    try:
-        raw = agent(checked.input)
-    except Exception as exc:
-        # Any agent failure is a result, never a crash of the run. KeyboardInterrupt and
-        # SystemExit are not Exceptions: they still stop the run, as the user asked.
-        seconds = time.perf_counter() - started
+    limit = check_timeout(timeout)
+    # The checks run inside the guard as well: the result is the agent's object, and its
+    # __getitem__ or its answer's .lower() are the agent's code too.
+    outcome = guarded_call(lambda: _evaluate(agent, checked), limit)
+    if outcome.error is not None:
         return TaskResult(
             id=checked.id,
-            reasons=[f"error: {type(exc).__name__}"],
-            seconds=seconds,
-            detail=str(exc),
+            reasons=[f"error: {type(outcome.error).__name__}"],
+            seconds=outcome.seconds,
+            detail=describe(outcome.error),
+            tier=checked.tier,
         )
-    seconds = time.perf_counter() - started
-
-    result = _check_shape(raw)
-    if isinstance(result, str):
-        return TaskResult(id=checked.id, reasons=[f"malformed result: {result}"], seconds=seconds)
+    assert outcome.value is not None
+    reasons, answer = outcome.value
+    malformed = len(reasons) == 1 and reasons[0].startswith("malformed result: ")
+    # The one check on wall time, so the one that can differ between two runs of the same agent.
+    if checked.max_seconds is not None and outcome.seconds > checked.max_seconds and not malformed:
+        reasons = [*reasons, "over time"]
     return TaskResult(
-        id=checked.id, reasons=_reasons(checked, result), seconds=seconds, answer=result.answer
+        id=checked.id, reasons=reasons, seconds=outcome.seconds, answer=answer, tier=checked.tier
     )
 
 
 def run_tasks(
-    agent: Agent, tasks: Iterable[Mapping[str, Any] | Task], *, label: str | None = None
+    agent: Agent,
+    tasks: Iterable[Mapping[str, Any] | Task],
+    *,
+    label: str | None = None,
+    timeout: float | None = None,
 ) -> TaskReport:
     """Run ``agent`` on every task, in order; one task's failure never stops the others.
 
     All tasks are validated first (``InvalidTask`` on a bad one or a repeated id), so a typo in
     the last task does not surface after the agent has already spent time on the others.
-    ``label`` names the agent in the report (the CLI passes the ``--agent`` spec).
+    ``label`` names the agent in the report (the CLI passes the ``--agent`` spec); ``timeout``
+    bounds each task as in ``run_task``.
     """
     checked = parse_tasks(tasks)
+    limit = check_timeout(timeout)
     if not checked:
         warnings.warn(
             "no tasks to run: the report's pass_rate is 0.0 with n == 0", RuntimeWarning, 2
         )
-    return TaskReport(results=[run_task(agent, task) for task in checked], agent=label)
+    return TaskReport(
+        results=[run_task(agent, task, timeout=limit) for task in checked], agent=label
+    )
+
+
+def _evaluate(agent: Agent, task: Task) -> tuple[list[str], str | None]:
+    """Call the agent and check its result: the reasons, and the answer to show (if any)."""
+    result = _check_shape(agent(task.input))
+    if isinstance(result, str):
+        return [f"malformed result: {result}"], None
+    expected = task.expected_calls
+    if expected and result.calls is None and any(c.args is not None for c in expected):
+        problem = "the task expects tool arguments: return them as 'calls' [{tool, args}]"
+        return [f"malformed result: {problem}"], None
+    return _reasons(task, result), str.__str__(result.answer) if result.answer is not None else None
 
 
 def _reasons(task: Task, result: _AgentResult) -> list[str]:
@@ -97,6 +125,13 @@ def _reasons(task: Task, result: _AgentResult) -> list[str]:
         reasons.append("over budget")
     forbidden = set(task.forbidden_tools)
     reasons.extend(f"forbidden tool: {name}" for name in sorted(set(result.tools_used) & forbidden))
+    if task.expected_calls is not None:
+        made = result.calls
+        if made is None:  # names only: the expectation carries no arguments (checked above)
+            made = [ToolCall(name) for name in result.tools_used]
+        problem = check_calls(task.expected_calls, made, task.calls_match)
+        if problem is not None:
+            reasons.append(problem)
     return reasons
 
 
@@ -127,8 +162,34 @@ def _check_shape(raw: object) -> _AgentResult | str:
         isinstance(name, str) for name in tools_used
     ):
         problems.append("'tools_used' must be a list of tool names (strings)")
+    calls = _check_calls(raw["calls"], problems) if "calls" in raw else None
     if problems:
         return "; ".join(problems)
     return _AgentResult(
-        status=status, answer=answer, tool_calls=tool_calls, tools_used=list(tools_used)
+        status=status,
+        answer=answer,
+        tool_calls=tool_calls,
+        tools_used=list(tools_used),
+        calls=calls,
     )
+
+
+def _check_calls(raw: object, problems: list[str]) -> list[ToolCall] | None:
+    """The optional ``calls`` of a result: ``[{"tool": name, "args": {...}}]``, args optional."""
+    shape = "'calls' must be a list of {tool, args} objects"
+    if not isinstance(raw, list | tuple):
+        problems.append(shape)
+        return None
+    calls: list[ToolCall] = []
+    for item in raw:
+        if not isinstance(item, Mapping) or not isinstance(item.get("tool"), str):
+            problems.append(shape)
+            return None
+        args = item.get("args", {})
+        if args is None:
+            args = {}
+        if not isinstance(args, Mapping) or not all(isinstance(k, str) for k in args):
+            problems.append("'calls' arguments must be objects with string keys")
+            return None
+        calls.append(ToolCall(str.__str__(item["tool"]), dict(args)))
+    return calls

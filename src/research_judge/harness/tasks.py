@@ -12,10 +12,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, StringConstraints, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    StringConstraints,
+    ValidationError,
+    model_validator,
+)
 
 from .._files import read_text
 from ..errors import InputFileError, UserError
+from .calls import CallsMatch, ToolCall
 
 
 class InvalidTask(UserError):
@@ -24,13 +33,22 @@ class InvalidTask(UserError):
 
 @dataclass(frozen=True)
 class Task:
-    """One validated task. ``max_tool_calls=None`` means the budget is not checked."""
+    """One validated task. ``None`` (or empty) optional fields are not checked.
+
+    ``expected_calls`` / ``calls_match``: the tool calls the agent must make (see ``calls``);
+    ``tier``: a difficulty tier to report pass rates by (any name, e.g. basic/advanced);
+    ``max_seconds``: a time budget, "over time" when the task took longer.
+    """
 
     id: str
     input: str
     expected: str
     max_tool_calls: int | None = None
     forbidden_tools: tuple[str, ...] = ()
+    expected_calls: tuple[ToolCall, ...] | None = None
+    calls_match: CallsMatch = "exact"
+    tier: str | None = None
+    max_seconds: float | None = None
 
 
 class _TaskModel(BaseModel):
@@ -48,6 +66,23 @@ class _TaskModel(BaseModel):
     forbidden_tools: Annotated[list[Annotated[str, Strict()]], Field(strict=False)] = Field(
         default_factory=list
     )
+    expected_calls: list[_CallModel] | None = None
+    calls_match: CallsMatch | None = None
+    tier: Annotated[str, StringConstraints(min_length=1)] | None = None
+    max_seconds: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = None
+
+    @model_validator(mode="after")
+    def _match_needs_calls(self) -> _TaskModel:
+        if self.calls_match is not None and self.expected_calls is None:
+            raise ValueError("'calls_match' needs 'expected_calls' to match against")
+        return self
+
+
+class _CallModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    tool: Annotated[str, StringConstraints(min_length=1)]
+    args: dict[str, Any] | None = None
 
 
 def parse_task(raw: Mapping[str, Any] | Task) -> Task:
@@ -130,12 +165,19 @@ def _task_problem(raw: object) -> Task | str:
         model = _TaskModel.model_validate(dict(raw))
     except ValidationError as exc:
         return "; ".join(_describe(err) for err in exc.errors())
+    calls = None
+    if model.expected_calls is not None:
+        calls = tuple(ToolCall(c.tool, c.args) for c in model.expected_calls)
     return Task(
         id=model.id,
         input=model.input,
         expected=model.expected,
         max_tool_calls=model.max_tool_calls,
         forbidden_tools=tuple(model.forbidden_tools),
+        expected_calls=calls,
+        calls_match=model.calls_match or "exact",
+        tier=model.tier,
+        max_seconds=model.max_seconds,
     )
 
 

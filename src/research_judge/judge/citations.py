@@ -49,7 +49,7 @@ _CITED = ("correct", "misattributed", "unsupported", "fabricated")
 _URL = re.compile(r"https?://[^\s<>()\[\]\"']+")
 _LINK = re.compile(r"\[([^\]\n]*)\]\((https?://[^\s)]+)\)")
 _DEFINITION = re.compile(r"^[ \t]*\[(\^?[\w.-]+)\]:?[ \t]+(.*)$", re.MULTILINE)
-_BRACKET = re.compile(r"\[(\^?[\w.:-]+(?:\s*[,;]\s*\^?[\w.:-]+)*)\](?!\()")
+_BRACKET = re.compile(r"\[([^\[\]\n()]{1,120})\](?!\()")
 _BOUNDARY = re.compile(r"(?<=[.!?])\s+|\n+")
 _TRAILING_MARKERS = re.compile(r"\s*(?:\[[^\]\n]{1,60}\](?!\())+")
 
@@ -136,8 +136,8 @@ def find_citations(session: Session) -> list[Citation]:
     for m in _BRACKET.finditer(answer):
         if not free(m.start(), m.end()):
             continue
-        for token in re.split(r"\s*[,;]\s*", m.group(1)):
-            target, is_citation = _resolve_token(token, ids, definitions)
+        for token in re.split(r"[,;]", m.group(1)):
+            target, is_citation = _resolve_token(token.strip(), ids, definitions)
             if is_citation:
                 found.append(Citation(m.start(), m.end(), target, f"[{token}]"))
                 taken.append(m.span())
@@ -210,8 +210,9 @@ def _resolve_token(
     if token.isdigit():
         n = int(token)
         return (ids[n - 1] if 1 <= n <= len(ids) else None), True
-    # Looks like an id (has a digit: r7, call_x9) but names nothing in the trajectory.
-    return None, any(ch.isdigit() for ch in token)
+    # Looks like an id (one word with a digit: r7, call_x9) but names nothing in the trajectory;
+    # "[sic]" or "[see 2 below]" is not a citation.
+    return None, " " not in token and any(ch.isdigit() for ch in token)
 
 
 def _sentences(answer: str) -> list[tuple[int, int]]:

@@ -25,14 +25,17 @@ from ..clients.base import (
 )
 from ..clients.variant import fingerprint_part
 from ..cost.prices import PriceTable
+from ..cost.windows import ModelLimits, WindowTable
 from ..errors import (
     ApiError,
     ConfigError,
     ContentRefError,
+    ContextLengthError,
     ErrorKind,
     InvalidJudgeOutput,
     JudgeRefusal,
     OutputError,
+    OutputTruncated,
     ProviderDownError,
     ReplayMissError,
     ResearchJudgeError,
@@ -51,12 +54,15 @@ from ..results.model import (
 from ..safety import jsonin
 from ..sessions.model import Session
 from .citations import Claim, audit_citations
+from .context import context_info
+from .counting import CountingReport, count
 from .evidence import CheckedVerdict, EvidenceChecker
 from .markers import marker_nonce
+from .planning import Planner, Unplannable
 from .policy import VerdictPolicy
 from .prompts import PromptSet
 from .ratios import compute_ratios
-from .verdicts import COUNTING_SCHEMA, SCORING_SCHEMA, Score, Verdict, parse_counting, parse_scoring
+from .verdicts import COUNTING_SCHEMA, SCORING_SCHEMA, Score, Verdict, parse_scoring
 
 T = TypeVar("T")
 
@@ -85,6 +91,7 @@ class _Outcome(Generic[T]):
     billable: Usage = field(default_factory=Usage)
     calls: int = 0
     cache_hits: int = 0
+    replan: bool = False  # too long for the window, or cut at its allowance: plan smaller
 
     def bill(self, usage: Usage | None) -> None:
         """Count tokens the provider says it spent (only believable figures can be counted)."""
@@ -121,6 +128,7 @@ class Judge:
         policy: VerdictPolicy | None = None,
         settings: JudgeSettings | None = None,
         prices: PriceTable | None = None,
+        limits: ModelLimits | None = None,
     ) -> None:
         self.client = client
         self.prompts = prompts or PromptSet()
@@ -129,9 +137,21 @@ class Judge:
         self.prices = prices
         # The response cache (somewhere in the chain) stores only replies that pass validation.
         self._listener = client if isinstance(client, ReplyCheckListener) else None
+        # The model's window and output limit (``cost.windows``); every counting call is planned
+        # to fit them (``judge.planning``).
+        self.limits = limits or WindowTable.load().limits_for(client.model)
+        self.planner = Planner(
+            self.prompts,
+            self.limits,
+            floor_output_tokens=self.settings.counting_max_tokens,
+            temperature=self.settings.temperature,
+        )
         self.prompt_refs = {
             name: {"name": name, "sha256": pair.sha256} for name, pair in self.prompts.calls.items()
         }
+        if self.prompts.pack is not None:
+            pack = self.prompts.pack
+            self.prompt_refs[pack.name] = {"name": pack.name, "sha256": pack.sha256}
         # The re-ask wording shapes replies too, so a change to it must show in every result.
         self.prompt_refs["reask"] = {"name": "reask", "sha256": self.prompts.reask_sha256}
         # Everything that changes what a result would say; resume regrades on any difference.
@@ -192,19 +212,43 @@ class Judge:
             message = str(ContentRefError(ref.id, str(ref.content_ref), why))
             return self.error_result(session, message, ErrorKind.CONTENT_REF)
         counting_request, scoring_request = first or self.first_requests(session)
-        ids = session.reference_ids
-        counted, scored = await asyncio.gather(
-            self._ask(counting_request, lambda text: parse_counting(text, ids)),
+        try:
+            self.planner.check_scoring(scoring_request)
+            plan = self.planner.first(session, counting_request)
+        except Unplannable as exc:
+            return self.error_result(session, f"counting call: {exc}", ErrorKind.CONTEXT)
+        counted: _Outcome[list[Verdict]] = _Outcome()
+        report, scored = await asyncio.gather(
+            count(session, self.planner, plan, self._ask, counted, sample=counting_request.sample),
             self._ask(scoring_request, parse_scoring),
         )
-        return self._assemble(session, counted, scored)
+        return self._assemble(session, counted, scored, report)
 
-    async def _ask(self, request: JudgeRequest, parse: Callable[[str], T]) -> _Outcome[T]:
+    async def _ask(
+        self, request: JudgeRequest, parse: Callable[[str], T], *, replan: bool = False
+    ) -> _Outcome[T]:
+        """Ask until a reply parses. With ``replan``, a request too long for the window or a reply
+        cut at its allowance returns at once with ``replan`` set, for the caller to split."""
         out: _Outcome[T] = _Outcome()
         problems: list[str] = []
         for _attempt in range(self.settings.max_attempts):
             try:
                 response = await self.client.complete(request)
+            except OutputTruncated as exc:
+                out.calls += 1
+                out.bill(exc.usage)  # a cut reply is paid for all the same
+                if replan:
+                    out.replan = True
+                    return _failed(out, f"{request.call} call: {exc}", ErrorKind.CONTEXT)
+                problems = [f"the reply was cut off ({exc}); answer more briefly"]
+                request = _with_feedback(request, None, self.prompts.render_reask(problems))
+                continue
+            except ContextLengthError as exc:
+                out.bill(exc.usage)
+                if replan:
+                    out.replan = True
+                    return _failed(out, f"{request.call} call: {exc}", ErrorKind.CONTEXT)
+                return _failed(out, f"{request.call} call: API error: {exc}", ErrorKind.API)
             except JudgeRefusal as exc:
                 out.calls += 1
                 out.bill(exc.usage)  # a cut reply is paid for all the same
@@ -253,7 +297,11 @@ class Judge:
             self._listener.reply_checked(request, response, valid)
 
     def _assemble(
-        self, session: Session, counted: _Outcome[list[Verdict]], scored: _Outcome[dict[str, Score]]
+        self,
+        session: Session,
+        counted: _Outcome[list[Verdict]],
+        scored: _Outcome[dict[str, Score]],
+        report: CountingReport | None = None,
     ) -> Result:
         usage = counted.usage + scored.usage
         billable = counted.billable + scored.billable
@@ -274,15 +322,20 @@ class Judge:
             failed = counted if counted.value is None else scored
             errors = [o.error for o in (counted, scored) if o.error]
             return self.error_result(
-                session, " | ".join(errors), failed.error_kind or ErrorKind.CLIENT, usage_info
+                session,
+                " | ".join(errors),
+                failed.error_kind or ErrorKind.CLIENT,
+                usage_info,
+                report,
             )
+        judged = report.references_judged if report is not None else len(session.trajectory)
 
         checker = EvidenceChecker(session)
         checked = [checker.check(v) for v in counted.value]
         strict = self.settings.strict_evidence
-        ratios = compute_ratios(
-            len(session.trajectory), [(c.verdict.check, _counts_as_yes(c, strict)) for c in checked]
-        )
+        # References and claims no call could judge are not in the verdicts, nor the denominators.
+        answers = [(c.verdict.check, _counts_as_yes(c, strict)) for c in checked]
+        ratios = compute_ratios(judged, answers)
         verdict, reasons = self.policy.decide(ratios, scored.value)
         audit = audit_citations(
             session,
@@ -314,15 +367,26 @@ class Judge:
                 total=len(quotes),
                 share=round(verified / len(quotes), 4) if quotes else None,
             ),
+            context=context_info(session, report, counted.value),
         )
 
     def error_result(
-        self, session: Session, error: str, kind: ErrorKind, usage: UsageInfo | None = None
+        self,
+        session: Session,
+        error: str,
+        kind: ErrorKind,
+        usage: UsageInfo | None = None,
+        report: CountingReport | None = None,
     ) -> Result:
         """A session this judge could not grade: no verdict, every ratio undefined (the ratios
         object is still there, so readers of ``ratios.relevance`` never meet a null object)."""
         return self._result(
-            session, usage or UsageInfo(), ratios=Ratios(), error=error, error_kind=kind
+            session,
+            usage or UsageInfo(),
+            ratios=Ratios(),
+            error=error,
+            error_kind=kind,
+            context=context_info(session, report, None),
         )
 
     def _result(self, session: Session, usage: UsageInfo, **outcome: Any) -> Result:

@@ -81,6 +81,8 @@ def load_policy(path: str | Path | None) -> VerdictPolicy:
         raise ConfigError(f"{p}: not valid UTF-8 (byte {exc.start + 1})") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{p}: not valid TOML: {exc}") from exc
+    if p.name == "pyproject.toml":  # the config lives under [tool.research-judge] there
+        data = data.get("tool", {}).get("research-judge", {})
     table = data.get("policy", {})
     if not isinstance(table, dict):
         raise ConfigError(f"{p}: [policy] must be a table")

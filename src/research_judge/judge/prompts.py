@@ -18,6 +18,9 @@ import jinja2
 from ..errors import ConfigError
 
 CALLS = ("counting", "scoring")
+PACK_CALL = "counting_pack"
+"""The follow-up counting call of a session split across calls (``judge.counting``). Optional in
+a user's prompts folder until a session needs it."""
 
 
 def default_prompts_dir() -> Path:
@@ -67,6 +70,11 @@ class PromptSet:
             keep_trailing_newline=True,
         )
         self.calls = {name: self._load_pair(name) for name in CALLS}
+        self.pack: PromptPair | None = None
+        if (self.directory / f"{PACK_CALL}.system.j2").exists() or (
+            self.directory / f"{PACK_CALL}.user.j2"
+        ).exists():
+            self.pack = self._load_pair(PACK_CALL)
         reask_text, self.reask = self._compile("reask.j2")
         self.reask_sha256 = hashlib.sha256(reask_text.encode()).hexdigest()
         # Render once now: a broken re-ask template must fail at start-up, not mid-batch.
@@ -97,6 +105,16 @@ class PromptSet:
             f"{system_file}\0{system_text}\0{user_file}\0{user_text}".encode()
         ).hexdigest()
         return PromptPair(name, system, user_template, digest, self.directory / user_file)
+
+    def require_pack(self, session_id: str) -> PromptPair:
+        """The follow-up counting prompts, or a configuration error naming what is missing."""
+        if self.pack is None:
+            raise ConfigError(
+                f"session {session_id!r} does not fit one judge call, and the prompts folder "
+                f"{self.directory} has no {PACK_CALL}.system.j2 / {PACK_CALL}.user.j2 for the "
+                "follow-up calls (copy them from the packaged prompts)"
+            )
+        return self.pack
 
     def render_reask(self, problems: list[str]) -> str:
         return _render(self.directory / "reask.j2", self.reask, problems=problems)

@@ -6,10 +6,12 @@ numbers cannot drift with the judge's mood. A zero denominator is undefined (Non
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..results.model import Ratios
 
 
-def compute_ratios(n_references: int, answers: list[tuple[str, bool]]) -> Ratios:
+def compute_ratios(n_references: int, answers: Sequence[tuple[str, bool]]) -> Ratios:
     """Ratios from ``(check, counted_yes)`` pairs over a trajectory of ``n_references``; a zero
     denominator gives None. Reference ratios divide by the trajectory, not the verdicts given."""
     relevant = sum(1 for check, yes in answers if check == "relevant" and yes)

@@ -26,6 +26,7 @@ from typing import Any
 
 from .._canonical import content_hash
 from ..clients.base import JudgeRequest
+from ..clients.jury import JuryClient
 from ..errors import ConfigError
 from ..results.model import RATIO_NAMES, Ratios, Repeats, Result, UsageInfo
 from ..sessions.model import Session
@@ -60,10 +61,11 @@ class RepeatingJudge(Judge):
                 for i in range(self.repeats)
             )
         )
-        return combine(list(samples), self.repeats)
+        jurors = self.client.names if isinstance(self.client, JuryClient) else None
+        return combine(list(samples), self.repeats, jurors)
 
 
-def combine(samples: list[Result], k: int) -> Result:
+def combine(samples: list[Result], k: int, jurors: list[str] | None = None) -> Result:
     """One result from K sample results of the same session (see the module docstring)."""
     graded = [s for s in samples if s.ok]
     usage = _summed_usage(samples)
@@ -76,8 +78,9 @@ def combine(samples: list[Result], k: int) -> Result:
                 "ratios": s.ratios.model_dump() if s.ratios is not None else None,
                 "scores": {name: c.score for name, c in (s.scores or {}).items()},
                 "error": s.error,
+                "juror": None if jurors is None else jurors[i],
             }
-            for s in samples
+            for i, s in enumerate(samples)
         ],
     }
     if not graded:

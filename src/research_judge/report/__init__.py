@@ -6,12 +6,13 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..compare import DEFAULT_THRESHOLD
-from ..errors import ConfigError
+from ..errors import ConfigError, OutputError
 from ..results.model import Result, read_results
 from ..safety import atomic_write, check_distinct, check_output_target
 from .data import DEFAULT_WORST, ReportData, build_report
@@ -19,6 +20,8 @@ from .render import MARKDOWN_WORST, render_html, render_markdown
 
 if TYPE_CHECKING:
     from ..validate import Labels
+
+STDOUT = "-"
 
 __all__ = [
     "DEFAULT_WORST",
@@ -41,14 +44,17 @@ def write_report(
     rejudged: str | Path | Sequence[Result] | None = None,
     worst: int = DEFAULT_WORST,
     threshold: float = DEFAULT_THRESHOLD,
-) -> None:
+) -> ReportData:
     """Write the HTML and/or Markdown report of a run (results, labels and a baseline run each
     from a file or already in memory).
 
     Bad input raises ``InputFileError`` naming the file and line, before anything is written.
+    Returns the report's data, for callers that render it once more (a CI step summary).
     """
     if html is None and md is None:
         raise ConfigError("nothing to write: give an HTML path, a Markdown path, or both")
+    if str(html) == STDOUT and str(md) == STDOUT:
+        raise ConfigError("only one report can go to stdout ('-'), not both HTML and Markdown")
     if worst < 0:
         raise ConfigError(f"the number of worst sessions must be 0 or more, got {worst}")
 
@@ -86,9 +92,22 @@ def write_report(
         baseline_source=baseline_source,
     )
     if html is not None:
-        atomic_write(html, render_html(data), "--html")
+        _emit(html, render_html(data), "--html")
     if md is not None:
-        atomic_write(md, render_markdown(data), "--md")
+        _emit(md, render_markdown(data), "--md")
+    return data
+
+
+def _emit(target: str | Path, text: str, flag: str) -> None:
+    """``-`` is stdout (``report --md -`` into a PR comment); anything else is a file."""
+    if str(target) == STDOUT:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        try:
+            atomic_write(target, text, flag)
+        except OSError as exc:
+            raise OutputError(f"cannot write {flag} {target}: {exc.strerror or exc}") from exc
 
 
 def _run(results: str | Path | Sequence[Result]) -> tuple[Sequence[Result], str]:

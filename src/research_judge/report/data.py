@@ -13,6 +13,7 @@ from ..compare import DEFAULT_THRESHOLD, Comparison, compare_runs
 from ..compare.model import JUDGE_CHANGED
 from ..results.model import Result
 from .agreement import AgreementView, agreement_view
+from .context import ContextView, context_view
 from .distributions import CriteriaCharts, criteria_charts
 from .summary import CostSummary, ErrorLine, Headline, JudgeLine, cost, errors, headline, judges
 from .worst import WorstSession, worst_sessions
@@ -33,6 +34,7 @@ class ReportData:
     errors: list[ErrorLine]
     cost: CostSummary
     judges: list[JudgeLine]
+    context: ContextView | None = None  # None: the results carry no context diagnostics
     # With results of `grade --repeats K`: the `stability` verb's lines, else empty.
     stability: tuple[str, ...] = ()
 
@@ -46,6 +48,12 @@ class ReportData:
             )
             if self.comparison.judge_changed:
                 out.append(JUDGE_CHANGED)
+        if self.context is not None and self.context.sessions_not_fully_judged:
+            c = self.context
+            out.append(
+                f"not judged: {c.not_judged_references} references and {c.not_judged_claims} "
+                f"claims in {c.sessions_not_fully_judged} sessions (left out of the ratios)"
+            )
         if len(self.judges) > 1:
             out.append(f"this run was graded by {len(self.judges)} different judges")
         return out
@@ -78,6 +86,7 @@ def build_report(
         errors=errors(results),
         cost=cost(results),
         judges=judges(results),
+        context=context_view(results),
         stability=_stability(results),
     )
 

@@ -110,6 +110,32 @@ class EvidenceSummary(_Model):
     share: float | None = None
 
 
+class NotJudgedClaim(_Model):
+    id: str
+    claim: str = ""
+
+
+class ContextInfo(_Model):
+    """How big the session's trajectory was and what judging it took (contract section 11)."""
+
+    trajectory_tokens: int = 0
+    references: int = 0
+    references_judged: int = 0
+    largest_reference_tokens: int = 0
+    duplicate_references: int = 0
+    used_token_share: float | None = None
+    counting_calls: int = 0
+    split: bool = False
+    not_judged_references: list[str] = Field(default_factory=list)
+    not_judged_claims: list[NotJudgedClaim] = Field(default_factory=list)
+    not_judged_reasons: list[str] = Field(default_factory=list)
+
+    @property
+    def not_judged(self) -> int:
+        """References plus claims that no call could judge."""
+        return len(self.not_judged_references) + len(self.not_judged_claims)
+
+
 class ClaimCitation(_Model):
     """One claim of the answer: its citations and what the audit made of them."""
 
@@ -142,6 +168,7 @@ class Sample(_Model):
     ratios: Ratios | None = None
     scores: dict[str, int] = Field(default_factory=dict)
     error: str | None = None
+    juror: str | None = None  # with `grade --jury`: the provider/model that gave this sample
 
 
 class Repeats(_Model):
@@ -166,6 +193,8 @@ class Result(_Model):
     evidence: EvidenceSummary = Field(default_factory=EvidenceSummary)
     citations: CitationSummary | None = None  # absent in results written before the audit
     answer_stats: AnswerStats = Field(default_factory=AnswerStats)
+    # None in results written before context diagnostics existed.
+    context: ContextInfo | None = None
     question: str = ""
     metadata: dict[str, Any] = Field(default_factory=dict)
     repeats: Repeats | None = None  # only with `grade --repeats K`; absent from the line otherwise

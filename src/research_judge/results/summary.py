@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from .model import CITATION_NAMES, CRITERIA, RATIO_NAMES, SCORE_NAMES, Result
 
@@ -18,6 +20,7 @@ class Summary:
     means: dict[str, float | None] = field(default_factory=dict)
     quotes_verified: int = 0  # evidence and claim quotes found in their text (graded sessions)
     quotes: int = 0
+    context: ContextSummary = field(default_factory=lambda: ContextSummary())
 
     @property
     def pass_rate(self) -> float | None:
@@ -29,6 +32,75 @@ class Summary:
         return self.quotes_verified / self.quotes if self.quotes else None
 
 
+@dataclass
+class ContextSummary:
+    """Context diagnostics over the results that carry them (contract section 11)."""
+
+    sessions: int = 0
+    trajectory_tokens: list[int] = field(default_factory=list)
+    split: int = 0
+    counting_calls: int = 0
+    not_judged_references: int = 0
+    not_judged_claims: int = 0
+    sessions_not_fully_judged: int = 0
+    duplicate_references: int = 0
+    used_token_shares: list[float] = field(default_factory=list)
+
+    def add(self, result: Result) -> None:
+        ctx = result.context
+        if ctx is None:
+            return
+        self.sessions += 1
+        self.trajectory_tokens.append(ctx.trajectory_tokens)
+        self.split += ctx.split
+        self.counting_calls += ctx.counting_calls
+        self.duplicate_references += ctx.duplicate_references
+        self.not_judged_references += len(ctx.not_judged_references)
+        self.not_judged_claims += len(ctx.not_judged_claims)
+        self.sessions_not_fully_judged += ctx.not_judged > 0
+        if result.ok and ctx.used_token_share is not None:
+            self.used_token_shares.append(ctx.used_token_share)
+
+    def to_dict(self) -> dict[str, Any]:
+        tokens = self.trajectory_tokens
+        return {
+            "sessions": self.sessions,
+            "trajectory_tokens_median": statistics.median(tokens) if tokens else None,
+            "trajectory_tokens_max": max(tokens) if tokens else None,
+            "used_token_share_mean": (
+                round(statistics.fmean(self.used_token_shares), 4)
+                if self.used_token_shares
+                else None
+            ),
+            "duplicate_references": self.duplicate_references,
+            "split_sessions": self.split,
+            "counting_calls": self.counting_calls,
+            "not_judged_references": self.not_judged_references,
+            "not_judged_claims": self.not_judged_claims,
+            "sessions_not_fully_judged": self.sessions_not_fully_judged,
+        }
+
+    def line(self) -> str | None:
+        if not self.sessions:
+            return None
+        tokens = self.trajectory_tokens
+        share = (
+            f"{statistics.fmean(self.used_token_shares):.2f}" if self.used_token_shares else "n/a"
+        )
+        text = (
+            f"context  trajectory tokens median {statistics.median(tokens):.0f}, max "
+            f"{max(tokens)}; used token share {share}; duplicate references "
+            f"{self.duplicate_references}; split {self.split} session(s)"
+        )
+        if self.not_judged_references or self.not_judged_claims:
+            text += (
+                f"; not judged {self.not_judged_references} reference(s) and "
+                f"{self.not_judged_claims} claim(s) in {self.sessions_not_fully_judged} "
+                "session(s), left out of the ratios"
+            )
+        return text
+
+
 def summarize(results: Iterable[Result]) -> Summary:
     """Errored sessions are counted, then left out of every mean and of the pass rate."""
     s = Summary()
@@ -37,6 +109,7 @@ def summarize(results: Iterable[Result]) -> Summary:
     counts = dict.fromkeys(names, 0)
     for r in results:
         s.sessions += 1
+        s.context.add(r)
         if not r.ok:
             s.errors += 1
             kind = r.error_kind or "unknown"
@@ -81,4 +154,6 @@ def format_summary(s: Summary) -> str:
         "citations "
         + "  ".join(f"{n.removeprefix('citation_')} {num(s.means[n])}" for n in CITATION_NAMES),
     ]
+    if (context := s.context.line()) is not None:
+        lines.append(context)
     return "\n".join(lines)

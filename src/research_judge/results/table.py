@@ -10,7 +10,7 @@ from .model import RATIO_NAMES, SCORE_NAMES, Result
 
 def result_rows(results: Iterable[Result]) -> list[dict[str, Any]]:
     """Each result as a flat row. Criteria keep their own scales (ratios 0..1, scores 1..3);
-    metadata keys become ``metadata.<key>`` columns."""
+    context diagnostics become ``context.<name>`` columns, metadata keys ``metadata.<key>``."""
     rows = []
     for r in results:
         row: dict[str, Any] = {
@@ -34,6 +34,18 @@ def result_rows(results: Iterable[Result]) -> list[dict[str, Any]]:
             "model": None if r.judge is None else r.judge.model,
             "answer_words": r.answer_stats.words,
         }
+        if r.context is not None:  # results written before context diagnostics have none
+            c = r.context
+            row |= {
+                "context.trajectory_tokens": c.trajectory_tokens,
+                "context.references": c.references,
+                "context.references_judged": c.references_judged,
+                "context.largest_reference_tokens": c.largest_reference_tokens,
+                "context.duplicate_references": c.duplicate_references,
+                "context.used_token_share": c.used_token_share,
+                "context.counting_calls": c.counting_calls,
+                "context.not_judged": c.not_judged,
+            }
         row |= {f"metadata.{key}": value for key, value in r.metadata.items()}
         rows.append(row)
     return rows

@@ -26,11 +26,14 @@ def _new_file_mode() -> int:
 
 
 @contextmanager
-def atomic_replace(path: str | Path, what: str = "output") -> Iterator[IO[bytes]]:
+def atomic_replace(
+    path: str | Path, what: str = "output", *, make_parents: bool = True
+) -> Iterator[IO[bytes]]:
     """A binary file to write; on a clean exit it replaces ``path``, on an error it vanishes."""
     check_output_target(what, path)
     target = Path(os.path.realpath(path))
-    target.parent.mkdir(parents=True, exist_ok=True)
+    if make_parents:
+        target.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode = stat.S_IMODE(os.stat(target).st_mode)
     except FileNotFoundError:

@@ -14,7 +14,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..errors import ConfigError
+from ..errors import ConfigError, OutputError
 
 Named = tuple[str, "str | Path | None"]
 
@@ -67,7 +67,7 @@ def _kind(mode: int) -> str:
     ):
         if test(mode):
             return name
-    return "not a regular file"
+    return "something else"
 
 
 def check_output_target(what: str, path: str | Path) -> None:
@@ -81,8 +81,9 @@ def check_output_target(what: str, path: str | Path) -> None:
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise ConfigError(f"{what} {path}: cannot check the output: {exc.strerror}") from exc
+        raise OutputError(f"{what} {path}: cannot check the output: {exc.strerror}") from exc
     if not stat.S_ISREG(st.st_mode):
-        raise ConfigError(
-            f"{what} {path} is {_kind(st.st_mode)}: research-judge writes only regular files"
+        raise OutputError(
+            f"{what} {path}: exists and is not a regular file ({_kind(st.st_mode)}); not "
+            "replacing it (research-judge writes only regular files)"
         )

@@ -29,7 +29,9 @@ def fleiss_kappa(
 ) -> FleissKappa:
     n_items = int(counts.shape[0])
     k = int(counts[0].sum()) if n_items else 0
-    if n_items == 0 or k < 2:
+    if n_items == 0:
+        return FleissKappa(None, None, 0, 0, "no item with all its samples graded")
+    if k < 2:
         return FleissKappa(None, None, n_items, k, "fewer than 2 samples per item")
     table = counts.astype(float)
     agreement = (np.sum(table * table, axis=1) - k) / (k * (k - 1))  # P_i per item

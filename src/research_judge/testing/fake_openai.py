@@ -12,6 +12,12 @@ concurrent requests cost little. ``latency`` sleeps without blocking other reque
 
 Usage is estimated at four characters a token; a system message seen before counts as cached, as
 a provider's prompt cache would.
+
+With ``context_window`` it behaves like a model with that window: a request whose prompt plus
+``max_tokens`` / ``max_completion_tokens`` is over the window gets OpenAI's 400
+``context_length_exceeded``, and a reply longer than the request's token cap is cut there and
+sent with ``finish_reason: "length"``. ``chars_per_token`` sets how it counts (four by default;
+fewer counts more tokens, like text that tokenizes badly).
 """
 
 from __future__ import annotations
@@ -55,6 +61,10 @@ class ServerStats:
 
     requests: int = 0  # chat completion requests received
     completed: int = 0  # answered 200
+    refused_context: int = 0  # 400 context_length_exceeded (prompt + max_tokens over the window)
+    cut: int = 0  # replies cut at the request's max tokens (finish_reason "length")
+    prompt_tokens: int = 0  # counted over completed requests
+    completion_tokens: int = 0
     rate_limited: int = 0  # 429s sent because max_concurrent was reached
     failed: int = 0  # answered with fail_status, or 500 because the responder raised
     in_flight: int = 0
@@ -92,8 +102,12 @@ class FakeOpenAIServer:
         fail_count: int | None = None,
         retry_after: float | None = None,
         keep_requests: int = 1000,
+        context_window: int | None = None,
+        chars_per_token: float = 4.0,
     ) -> None:
         self.responder: Responder = responder or (lambda body: "{}")
+        self.context_window = context_window
+        self.chars_per_token = chars_per_token
         self.latency = latency
         self.max_concurrent = max_concurrent
         self.fail_status = fail_status
@@ -254,6 +268,11 @@ class FakeOpenAIServer:
             stats.rate_limited += 1
             wait = 1.0 if self.retry_after is None else self.retry_after
             return _error(429, "simulated rate limit: too many requests in flight", wait)
+        if self.context_window is not None:
+            refusal = self._over_window(body)
+            if refusal is not None:
+                stats.refused_context += 1
+                return refusal
         stats.in_flight += 1
         stats.max_in_flight = max(stats.max_in_flight, stats.in_flight)
         # The reply leaves ``latency`` after the request arrived: the responder's work and the
@@ -266,6 +285,8 @@ class FakeOpenAIServer:
             if inspect.isawaitable(reply):
                 reply = await reply
             fake = reply if isinstance(reply, FakeReply) else FakeReply(content=reply)
+            if self.context_window is not None:
+                fake = self._cut(body, fake)
             completion = self._completion(body, fake)
             if self.latency > 0:
                 await asyncio.sleep(max(0.0, due - loop.time()))
@@ -275,6 +296,8 @@ class FakeOpenAIServer:
         finally:
             stats.in_flight -= 1
         stats.completed += 1
+        stats.prompt_tokens += completion["usage"]["prompt_tokens"]
+        stats.completion_tokens += completion["usage"]["completion_tokens"]
         # A provider caches a prefix once a request using it has been served, so requests that
         # arrived together all pay for it in full.
         if (system := _system_text(body)) is not None:
@@ -293,7 +316,7 @@ class FakeOpenAIServer:
             message.update(content=None, tool_calls=[call])
             finish = "tool_calls" if finish == "stop" else finish
         prompt, cached = self._prompt_tokens(body.get("messages") or [])
-        completion = estimate_tokens(reply.content or reply.refusal or "")
+        completion = self._count(reply.content or reply.refusal or "")
         return {
             "id": f"chatcmpl-fake-{number}",
             "object": "chat.completion",
@@ -313,10 +336,56 @@ class FakeOpenAIServer:
 
     def _prompt_tokens(self, messages: list[Any]) -> tuple[int, int]:
         texts = [_text(m.get("content")) if isinstance(m, dict) else "" for m in messages]
-        total = sum(estimate_tokens(t) for t in texts)
+        total = sum(self._count(t) for t in texts)
         system = _system_text({"messages": messages})
-        cached = estimate_tokens(system) if system in self._seen_systems else 0
+        cached = self._count(system) if system in self._seen_systems else 0
         return total, cached
+
+    def _count(self, text: str | None) -> int:
+        if not text:
+            return 0
+        if self.chars_per_token == 4.0:
+            return estimate_tokens(text)
+        return math.ceil(len(text) / self.chars_per_token)
+
+    def _over_window(
+        self, body: dict[str, Any]
+    ) -> tuple[int, dict[str, Any], dict[str, str]] | None:
+        """OpenAI's refusal when prompt + output cap is over the window (the schema counts too)."""
+        assert self.context_window is not None
+        prompt, _ = self._prompt_tokens(body.get("messages") or [])
+        fmt = body.get("response_format") or {}
+        prompt += self._count(json.dumps(fmt.get("json_schema") or body.get("tools") or ""))
+        cap = _token_cap(body)
+        if prompt + cap <= self.context_window:
+            return None
+        message = (
+            f"This model's maximum context length is {self.context_window} tokens. However, you "
+            f"requested {prompt + cap} tokens ({prompt} in the messages, {cap} in the "
+            "completion). Please reduce the length of the messages or completion."
+        )
+        error = {
+            "message": message,
+            "type": "invalid_request_error",
+            "param": "messages",
+            "code": "context_length_exceeded",
+        }
+        return 400, {"error": error}, {}
+
+    def _cut(self, body: dict[str, Any], reply: FakeReply) -> FakeReply:
+        """A reply longer than the request's output cap is cut there, as a model would stop."""
+        cap = _token_cap(body)
+        text = reply.content or ""
+        if not cap or self._count(text) <= cap:
+            return reply
+        self.stats.cut += 1
+        keep = int(cap * self.chars_per_token)
+        return FakeReply(content=text[:keep], finish_reason="length")
+
+
+def _token_cap(body: dict[str, Any]) -> int:
+    cap = body.get("max_completion_tokens", body.get("max_tokens"))
+    return cap if isinstance(cap, int) and cap > 0 else 0
 
 
 def _system_text(body: dict[str, Any]) -> str | None:

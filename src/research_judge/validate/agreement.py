@@ -95,8 +95,10 @@ class PassFailStats:
     cohen_kappa_se: float | None = None
     # Why cohen_kappa is None, in a few words, for the text report and the sample-size guidance.
     cohen_kappa_undefined: str | None = None
-    # Why kappa has a value but no interval (no disagreement, or no agreement, observed).
-    cohen_kappa_ci_undefined: str | None = None
+    # Set when no disagreement (or no agreement) was observed: the analytic SE is then 0 and the
+    # bootstrap cannot vary, so the interval is the boundary one (see _boundary_interval).
+    cohen_kappa_boundary: str | None = None
+    cohen_kappa_ci_boundary: Interval | None = None
     agreement_on_human_pass: float | None = None
     agreement_on_human_pass_ci: Interval | None = None
     agreement_on_human_fail: float | None = None
@@ -156,6 +158,8 @@ def pass_fail_stats(
         if s.cohen_kappa_ci_bootstrap is not None
         else (s.cohen_kappa_ci_analytic, "analytic (normal, Fleiss-Cohen-Everitt SE)")
         if s.cohen_kappa_ci_analytic is not None
+        else (s.cohen_kappa_ci_boundary, BOUNDARY_METHOD)
+        if s.cohen_kappa_ci_boundary is not None
         else (None, "none")
     )
     return s
@@ -242,16 +246,39 @@ def _kappa(s: PassFailStats) -> None:
     if boundary is not None:
         # With no disagreement (or no agreement) the large-sample SE collapses to 0 and the
         # bootstrap cannot vary, so both would print [1, 1] (or [-1, -1]) from a handful of
-        # labels: certainty the data cannot give. No interval, and the reason, instead.
-        s.cohen_kappa_ci_undefined = boundary
+        # labels: certainty the data cannot give.
+        s.cohen_kappa_boundary = boundary
+        s.cohen_kappa_ci_boundary = _boundary_interval(t)
         s.warnings.append(
-            f"cohen_kappa_ci undefined: {boundary}, so its standard error is 0 and resampling "
-            f"cannot vary; {t.n} labels cannot make kappa certain, so no interval is given "
-            "(label more sessions, especially the rarer human class)"
+            f"cohen_kappa_ci: {boundary}, so kappa's standard error is 0 and resampling cannot "
+            f"vary; the interval is the Wilson interval of raw agreement over {t.n} labels "
+            "carried through kappa with both pass rates held fixed"
         )
         return
     if s.cohen_kappa_se is not None:
         s.cohen_kappa_ci_analytic = normal_interval(s.cohen_kappa, s.cohen_kappa_se)
+
+
+BOUNDARY_METHOD = (
+    "boundary: Wilson interval of raw agreement through kappa, pass rates held fixed "
+    "(no disagreement or no agreement observed)"
+)
+
+
+def _boundary_interval(t: Table2x2) -> Interval | None:
+    """Kappa's interval when the table sits on a boundary (b = c = 0, or a = d = 0).
+
+    Kappa = (po - pe) / (1 - pe) rises with the raw agreement po at fixed pass rates, so the
+    Wilson interval of po (which stays honest at 0% and 100%) maps to one for kappa. It ignores
+    the uncertainty of the pass rates, which is small beside that of po here: 2 labels give
+    [-0.32, 1.00], 100 labels split 60/40 give [0.92, 1.00].
+    """
+    po_ci = wilson(t.a + t.d, t.n)
+    pe = ((t.a + t.b) * (t.a + t.c) + (t.c + t.d) * (t.b + t.d)) / (t.n * t.n)
+    if po_ci is None or pe >= 1:
+        return None
+    low, high = ((po - pe) / (1 - pe) for po in po_ci)
+    return (max(-1.0, low), min(1.0, high))
 
 
 def _at_boundary(t: Table2x2) -> str | None:
@@ -338,7 +365,7 @@ def trust(s: PassFailStats) -> str:
     if s.cohen_kappa_ci is None:
         return (
             f"trust not established: {kappa} from {t.n} labels has no interval "
-            f"({s.cohen_kappa_ci_undefined or 'see warnings'}); it {fails}; label more sessions"
+            f"(see warnings); it {fails}; label more sessions"
         )
     low, high = s.cohen_kappa_ci
     kappa += f" [{low:.2f}, {high:.2f}]"

@@ -88,6 +88,7 @@ def guidance(s: PassFailStats, target: float = TARGET_HALF_WIDTH) -> Guidance:
         half_widths={
             "cohen_kappa_analytic": kappa_half,
             "cohen_kappa_bootstrap": _half(s.cohen_kappa_ci_bootstrap),
+            "cohen_kappa_boundary": _half(s.cohen_kappa_ci_boundary),
             "raw_agreement": _half(s.raw_agreement_ci),
             "agreement_on_human_pass": _half(s.agreement_on_human_pass_ci),
             "agreement_on_human_fail": _half(s.agreement_on_human_fail_ci),
@@ -102,15 +103,25 @@ def guidance(s: PassFailStats, target: float = TARGET_HALF_WIDTH) -> Guidance:
             f"kappa is known to +/-{kappa_half:.2f} from {t.n} labels; about {kappa_needed} "
             f"labels (with this mix of passes and fails) would bring it to +/-{target:.2f}"
         )
+    elif s.cohen_kappa_undefined is None and s.cohen_kappa_boundary is not None:
+        # The boundary interval has no standard error to scale, and "about 0 labels" would be
+        # the same false certainty as a zero-width interval.
+        ci = s.cohen_kappa_ci_boundary
+        shown = "" if ci is None else f" [{ci[0]:.2f}, {ci[1]:.2f}]"
+        g.lines.append(
+            f"kappa{shown} from {t.n} labels sits on a boundary ({s.cohen_kappa_boundary}): its "
+            "standard error is 0, so no label count can be scaled from it; label more sessions "
+            "until a disagreement (or agreement) shows"
+        )
+        g.warnings.append(
+            "labels needed for kappa undefined: kappa's standard error is 0 at the boundary"
+        )
     else:
         # More labels only help when the humans lack a class; a judge that gives one verdict
         # to everything keeps kappa undefined however many labels there are.
-        if s.cohen_kappa_undefined is None and s.cohen_kappa_ci_undefined is not None:
-            what, reason = "kappa's interval", s.cohen_kappa_ci_undefined
-        else:
-            what, reason = "kappa", s.cohen_kappa_undefined or "no standard error"
-        g.lines.append(f"{what} is undefined ({reason}): no label count can be given for it")
-        g.warnings.append(f"labels needed for kappa undefined: {what} is undefined ({reason})")
+        reason = s.cohen_kappa_undefined or "no standard error"
+        g.lines.append(f"kappa is undefined ({reason}): no label count can be given for it")
+        g.warnings.append(f"labels needed for kappa undefined: kappa is undefined ({reason})")
     for name, have, need in (
         ("human passes", n_pass, g.human_passes_needed),
         ("human fails", n_fail, g.human_fails_needed),

@@ -111,8 +111,7 @@ def _kappa(s: PassFailStats) -> list[str]:
         # The short reason here; the full warning (what to read instead) is listed at the end.
         return [f"Cohen's kappa: undefined ({s.cohen_kappa_undefined}; see warnings)"]
     if s.cohen_kappa_ci is None:
-        why = s.cohen_kappa_ci_undefined or "see warnings"
-        return [f"Cohen's kappa: {s.cohen_kappa:.3f} (no interval: {why})"]
+        return [f"Cohen's kappa: {s.cohen_kappa:.3f} (no interval; see warnings)"]
     lines = [f"Cohen's kappa: {s.cohen_kappa:.3f} ({s.kappa_band})"]
     lines.append(
         f"  95% CI {_num_ci(s.cohen_kappa_ci)} ({s.cohen_kappa_ci_method}); "

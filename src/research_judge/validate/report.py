@@ -59,7 +59,7 @@ class ValidationReport:
             "cohen_kappa": s.cohen_kappa,
             "cohen_kappa_ci": s.cohen_kappa_ci,
             "cohen_kappa_ci_method": s.cohen_kappa_ci_method,
-            "cohen_kappa_ci_undefined": s.cohen_kappa_ci_undefined,
+            "cohen_kappa_boundary": s.cohen_kappa_boundary,
             "cohen_kappa_ci_bootstrap": s.cohen_kappa_ci_bootstrap,
             "cohen_kappa_ci_analytic": s.cohen_kappa_ci_analytic,
             "cohen_kappa_se": s.cohen_kappa_se,

@@ -16,13 +16,18 @@ from pydantic import ValidationError
 
 from ...errors import ConfigError, InputFileError
 from ..model import Session, describe_validation_error
-from . import anthropic, openai_chat, otel
+from . import anthropic, openai_chat, openinference, otel
 from ._common import ConvertOptions, RecordError, SessionDict, compile_stub_pattern, jsonl_records
 from ._writer import SessionsWriter, check_output
 
 __all__ = ["FORMATS", "ConvertOptions", "ConvertStats", "compile_stub_pattern", "convert_files"]
 
-FORMATS = (openai_chat.NAME, anthropic.NAME, otel.NAME)
+FORMATS = (openai_chat.NAME, anthropic.NAME, otel.NAME, openinference.NAME)
+# Trace formats: OTLP JSON read by trace, then one converter per trace.
+_TRACE_CONVERTERS: dict[str, Callable[[otel.Trace, ConvertOptions], SessionDict]] = {
+    otel.NAME: otel.convert_trace,
+    openinference.NAME: openinference.convert_trace,
+}
 _JSONL_CONVERTERS: dict[str, Callable[[dict[str, Any], ConvertOptions], SessionDict]] = {
     openai_chat.NAME: openai_chat.convert_record,
     anthropic.NAME: anthropic.convert_record,
@@ -80,7 +85,8 @@ _Converted = tuple[SessionDict, Path, int | None, str]
 def _records(
     fmt: str, paths: list[Path], options: ConvertOptions
 ) -> Iterator[_Converted | InputFileError]:
-    if fmt == otel.NAME:
+    if fmt in _TRACE_CONVERTERS:
+        convert_trace = _TRACE_CONVERTERS[fmt]
         for trace in otel.read_traces(paths):
             if isinstance(trace, InputFileError):
                 yield trace
@@ -88,7 +94,7 @@ def _records(
             path = trace.path
             label = f"trace {trace.trace_id}: "
             try:
-                yield otel.convert_trace(trace, options), path, None, label
+                yield convert_trace(trace, options), path, None, label
             except RecordError as exc:
                 yield InputFileError(path, f"{label}{exc}")
         return

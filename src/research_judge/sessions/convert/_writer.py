@@ -2,6 +2,8 @@
 
 A failed or interrupted conversion leaves no half-written output (and any earlier file at that
 path untouched); an output path that is one of the inputs is refused before anything is read.
+The writing itself is ``safety.atomic_replace``'s: an exclusive temp file, a symlinked output kept
+a link, its mode kept; a device, FIFO or folder refused.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-from ...errors import ConfigError
+from ...errors import ConfigError, OutputError
 from ...safety import atomic_replace, check_output_target
 
 
@@ -27,10 +29,6 @@ def check_output(out: Path, inputs: list[Path]) -> None:
 
 
 class SessionsWriter:
-    """Sessions written through ``safety.atomic_replace``: an exclusive temp file beside the
-    output, renamed over it at the end (a symlinked output stays a link and keeps its mode; a
-    device, FIFO or folder is refused)."""
-
     def __init__(self, out: Path) -> None:
         self.out = out
         self.count = 0
@@ -38,16 +36,19 @@ class SessionsWriter:
         self._handle: IO[bytes] | None = None
 
     def __enter__(self) -> SessionsWriter:
-        self._replace = atomic_replace(self.out, "--out")
+        self._replace = atomic_replace(self.out, "--out", make_parents=False)
         try:
             self._handle = self._replace.__enter__()
         except OSError as exc:
-            raise ConfigError(f"cannot write {self.out}: {exc.strerror or exc}") from exc
+            raise OutputError(f"cannot write {self.out}: {exc.strerror or exc}") from exc
         return self
 
     def write(self, session: dict[str, Any]) -> None:
         assert self._handle is not None
-        self._handle.write((json.dumps(session, ensure_ascii=False) + "\n").encode("utf-8"))
+        try:
+            self._handle.write((json.dumps(session, ensure_ascii=False) + "\n").encode("utf-8"))
+        except OSError as exc:  # disk full, quota: the temp file goes, any earlier output stays
+            raise OutputError(f"cannot write {self.out}: {exc.strerror or exc}") from exc
         self.count += 1
 
     def __exit__(
@@ -57,4 +58,7 @@ class SessionsWriter:
         tb: TracebackType | None,
     ) -> None:
         assert self._replace is not None
-        self._replace.__exit__(kind, exc, tb)
+        try:
+            self._replace.__exit__(kind, exc, tb)
+        except OSError as error:
+            raise OutputError(f"cannot write {self.out}: {error.strerror or error}") from error

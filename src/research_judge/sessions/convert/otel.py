@@ -13,6 +13,7 @@ every span belongs to its nearest agent ancestor.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -84,22 +85,31 @@ def read_traces(paths: list[Path]) -> Iterator[Trace | InputFileError]:
 
 
 def _documents(path: Path) -> Iterator[tuple[int, dict[str, Any] | InputFileError]]:
-    """The file exporter writes one JSON object per line; a pretty-printed single export
-    (a file whose first line is ``{``) is read whole."""
+    """The file exporter writes one JSON object per line, read one at a time; a pretty-printed
+    single export (a file whose first line is ``{``) is read whole."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        handle = path.open(encoding="utf-8-sig")
+        with handle:
+            first = handle.readline()
+            if first.strip() == "{":
+                chunks: Iterator[tuple[int, str]] = iter([(1, first + handle.read())])
+                yield from _parsed(path, chunks)
+            else:
+                lines = enumerate(itertools.chain([first], handle), start=1)
+                yield from _parsed(path, ((n, line) for n, line in lines if line.strip()))
     except (OSError, UnicodeDecodeError) as exc:
         raise InputFileError(path, f"cannot read trace file: {exc}") from exc
-    lines = text.splitlines()
-    if lines and lines[0].strip() == "{":
-        chunks: list[tuple[int, str]] = [(1, text)]
-    else:
-        chunks = [(n, line) for n, line in enumerate(lines, start=1) if line.strip()]
+
+
+def _parsed(
+    path: Path, chunks: Iterator[tuple[int, str]]
+) -> Iterator[tuple[int, dict[str, Any] | InputFileError]]:
     for number, chunk in chunks:
         try:
             value = json.loads(chunk)
         except json.JSONDecodeError as exc:
-            where = number if len(chunks) > 1 or number > 1 else exc.lineno
+            # In a whole-file document the decoder's own line number is the useful one.
+            where = exc.lineno if number == 1 and "\n" in chunk.rstrip("\n") else number
             yield number, InputFileError(path, f"not valid JSON: {exc.msg}", where)
             continue
         if not isinstance(value, dict) or not isinstance(value.get("resourceSpans"), list):

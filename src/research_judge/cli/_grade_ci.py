@@ -1,0 +1,71 @@
+"""The CI outputs of ``grade``: JUnit (one case per session and bad line), the step summary
+(the report's Markdown of this run) and annotations (bad lines, judge errors, a budget stop)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Collection, Sequence
+from pathlib import Path
+
+from ..errors import InputFileError
+from ..results.model import Result, iter_results
+from ._ci import emit
+
+_IDS_IN_ANNOTATION = 10
+
+
+def emit_grade_ci(
+    args: argparse.Namespace,
+    selected: Collection[str],
+    input_errors: Sequence[InputFileError],
+    *,
+    stopped: str | None = None,
+) -> None:
+    """``selected``: ids of the sessions this run covered (graded now or reused from --out)."""
+    from ..ci.github import command
+    from ..ci.junit import grade_cases, to_xml
+    from ..report import build_report, render_markdown
+
+    # A --max-cost below one session's estimate stops before --out is even created.
+    written = iter_results(args.out) if os.path.exists(args.out) else iter(())
+    results = [r for r in written if not isinstance(r, InputFileError) and r.session_id in selected]
+
+    def annotations() -> list[str]:
+        lines = [
+            command(
+                "error",
+                p.message,
+                title="research-judge grade: bad input line",
+                file=p.path,
+                line=p.line,
+            )
+            for p in input_errors
+        ]
+        lines += _error_annotations(results)
+        if stopped == "budget":
+            message = "--max-cost reached: not every session was sent; raise it to resume"
+            lines.append(command("warning", message, title="research-judge grade: stopped"))
+        return lines
+
+    emit(
+        args,
+        junit=lambda: to_xml("research-judge grade", grade_cases(results, input_errors)),
+        summary=lambda: render_markdown(build_report(results, source=Path(args.out).name)),
+        annotations=annotations,
+    )
+
+
+def _error_annotations(results: Sequence[Result]) -> list[str]:
+    from ..ci.github import command
+
+    errored = [r.session_id for r in results if r.error is not None]
+    if not errored:
+        return []
+    shown = ", ".join(errored[:_IDS_IN_ANNOTATION])
+    more = f" and {len(errored) - _IDS_IN_ANNOTATION} more" if len(errored) > 10 else ""
+    message = (
+        f"{len(errored)} session(s) failed with a judge error (left out of every rate): "
+        f"{shown}{more}; rerun with --retry-errors to try them again"
+    )
+    return [command("warning", message, title="research-judge grade: judge errors")]

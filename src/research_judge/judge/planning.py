@@ -1,0 +1,587 @@
+"""Fitting counting calls into the judge's window: packs of references, parts of big ones.
+
+Every request is planned so that its prompt plus its output allowance fit the model's window,
+less a margin. Prompt sizes use ``cost.tokens.planning_tokens``, a count that errs on the large
+side; the margin covers what a count cannot see (the provider's own message framing).
+
+A session whose references fit one counting call gets exactly the request ``Judge.first_requests``
+built (same prompt, same cache key); only its output allowance may grow, when the verdicts it
+must write need more than ``JudgeSettings.counting_max_tokens``. A larger session is split:
+references, in trajectory order, are packed into as few calls as fit; the first call (the
+standard counting prompt) fixes the claim list, later calls (``prompts/counting_pack.*``) are
+shown a pack plus that list. A reference too big for any call is cut into parts, at whitespace,
+that each fit: nothing is truncated, and the parts together are the whole text.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..clients.base import JudgeRequest, Message
+from ..cost.tokens import guess_claim_count, planning_request_tokens, planning_tokens
+from ..cost.windows import ModelLimits
+from ..errors import ResearchJudgeError
+from ..sessions.model import Reference, Session
+from .markers import marker_nonce
+from .prompts import PromptPair, PromptSet
+from .verdicts import COUNTING_SCHEMA
+
+QUOTE_CHARS = 300
+"""The longest quote the counting prompts allow ("Keep each quote under 300 characters");
+the output allowance assumes every quote (and every copied claim) is this long."""
+
+MARGIN_SHARE = 0.03
+MARGIN_TOKENS = 512
+"""Kept free in every call: 3% of the window plus 512 tokens, for the provider's own framing."""
+
+MIN_PART_TOKENS = 256
+"""A part smaller than this is not worth a call: when even that does not fit, the reference is
+recorded as not judged instead."""
+
+_ENVELOPE_TOKENS = 16
+
+
+def _verdict_tokens(claim: bool) -> int:
+    """Planning tokens of one verdict object at its largest: every quote ``QUOTE_CHARS`` long."""
+    quote = "x" * QUOTE_CHARS
+    obj = {
+        "id": "c1000" if claim else "r-reference-id",
+        "check": "grounded" if claim else "relevant",
+        "answer": "yes",
+        "evidence": quote,
+        "claim": quote if claim else None,
+        "source": "r-reference-id" if claim else None,
+    }
+    return planning_tokens(json.dumps(obj, indent=1)) + 2
+
+
+REFERENCE_VERDICT_TOKENS = _verdict_tokens(claim=False)
+CLAIM_VERDICT_TOKENS = _verdict_tokens(claim=True)
+
+
+class Unplannable(ResearchJudgeError):
+    """A request that cannot fit the window whatever the split (question and answer alone are
+    too big, or the claim list leaves no room for a verdict)."""
+
+
+# The copied claim inside a claim verdict at its longest; replaced by the claim's real length
+# once the claim list is known.
+_CLAIM_COPY_TOKENS = planning_tokens(json.dumps("x" * QUOTE_CHARS))
+
+
+def output_allowance(references: int, claim_tokens: int) -> int:
+    """Output tokens a counting reply may need: two verdicts per reference shown, each with a
+    quote as long as the prompt allows, plus ``claim_tokens`` for the claims' verdicts."""
+    return _ENVELOPE_TOKENS + 2 * REFERENCE_VERDICT_TOKENS * references + claim_tokens
+
+
+def claim_tokens(claims: Sequence[Claim]) -> int:
+    """Output tokens for one grounded verdict per listed claim: a quote as long as allowed, and
+    the claim copied (its real length)."""
+    per_claim = CLAIM_VERDICT_TOKENS - _CLAIM_COPY_TOKENS
+    return sum(per_claim + planning_tokens(json.dumps(c.text)) for c in claims)
+
+
+def guessed_claim_tokens(answer: str) -> int:
+    """``claim_tokens`` before the judge has listed the claims: ``claims_guess`` verdicts, whose
+    copied claims together cannot be much longer than the answer they are copied from."""
+    n = claims_guess(answer)
+    copied = min(n * _CLAIM_COPY_TOKENS, planning_tokens(json.dumps(answer)) + 2 * n)
+    return n * (CLAIM_VERDICT_TOKENS - _CLAIM_COPY_TOKENS) + copied
+
+
+def claims_guess(answer: str) -> int:
+    """Claims expected before the judge has listed them: the answer's sentences, plus half again
+    (a sentence often carries two facts) so the first call's allowance errs large."""
+    sentences = guess_claim_count(answer)
+    return sentences + (sentences + 1) // 2
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A reference, or the part ``[start, end)`` of its content, as shown in one call."""
+
+    index: int  # position in the trajectory
+    ref_id: str
+    start: int
+    end: int
+    total: int  # length of the whole content
+
+    @property
+    def whole(self) -> bool:
+        return self.start == 0 and self.end == self.total
+
+    def variables(self, ref: Reference) -> dict[str, Any]:
+        """What the templates see: the reference itself, or the part with its range in the title
+        (so the judge knows it reads a part)."""
+        data = ref.model_dump()
+        if self.whole:
+            return data
+        label = f"[characters {self.start + 1:,}-{self.end:,} of {self.total:,}]"
+        data["title"] = f"{ref.title} {label}" if ref.title else label
+        data["content"] = ref.content[self.start : self.end]
+        return data
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Pack:
+    """One planned counting call: its pieces and its request. ``first`` fixes the claim list."""
+
+    pieces: tuple[Piece, ...]
+    request: JudgeRequest
+    first: bool
+
+    @property
+    def ref_ids(self) -> list[str]:
+        return [p.ref_id for p in self.pieces]
+
+
+@dataclass(frozen=True)
+class FirstPlan:
+    """The first counting call and the pieces left for later calls (none when one call fits)."""
+
+    pack: Pack
+    rest: tuple[Piece, ...]
+    unfit: tuple[Piece, ...] = ()
+
+    @property
+    def single(self) -> bool:
+        return not self.rest and not self.unfit
+
+
+class Planner:
+    """Plans one session's counting calls for one model's limits."""
+
+    def __init__(
+        self,
+        prompts: PromptSet,
+        limits: ModelLimits,
+        *,
+        floor_output_tokens: int,
+        temperature: float | None,
+    ) -> None:
+        self.prompts = prompts
+        self.limits = limits
+        self.floor = floor_output_tokens
+        self.temperature = temperature
+        self._set_limits(limits)
+
+    def _set_limits(self, limits: ModelLimits) -> None:
+        self.limits = limits
+        self.budget = limits.context_window - math.ceil(
+            limits.context_window * MARGIN_SHARE + MARGIN_TOKENS
+        )
+        self.input_cap = (
+            limits.max_input_tokens - MARGIN_TOKENS if limits.max_input_tokens else None
+        )
+
+    def learn_window(self, error: str) -> bool:
+        """Adopt the window a provider's context-length error states, when it is smaller than
+        the one planned with (a local server started with a smaller context than the model's),
+        so later calls and sessions are planned to fit instead of each being refused first."""
+        stated = window_in(error)
+        if stated is None or stated >= self.limits.context_window or stated < 1024:
+            return False
+        self._set_limits(
+            replace(
+                self.limits,
+                context_window=stated,
+                max_output_tokens=min(self.limits.max_output_tokens, stated // 2),
+                source="provider",
+            )
+        )
+        return True
+
+    # --- fitting ------------------------------------------------------------------------------
+
+    def fits(self, prompt_tokens: int, need: int, *, lone: bool = False) -> int | None:
+        """The output allowance to send with a prompt of ``prompt_tokens`` whose reply needs
+        ``need`` tokens, or None when the two do not fit together.
+
+        ``lone``: the call cannot be made smaller by packing (one reference or part, or none).
+        Its worst-case need may then pass the model's output limit: it is sent with all the
+        model allows, since real quotes are rarely as long as allowed, and a reply that is cut
+        anyway is re-planned or reported, never taken for a verdict."""
+        if lone:
+            need = min(need, self.limits.max_output_tokens)
+        if need > self.limits.max_output_tokens:
+            return None
+        if self.input_cap is not None and prompt_tokens > self.input_cap:
+            return None
+        room = self.budget - prompt_tokens
+        if room < need:
+            return None
+        # The configured allowance stays the floor (so a session that always fitted keeps its
+        # request, and its cache key), unless the window or the model's limit is smaller.
+        return min(max(self.floor, need), self.limits.max_output_tokens, room)
+
+    def check_scoring(self, request: JudgeRequest) -> None:
+        if self.fits(planning_request_tokens(request), request.max_output_tokens) is None:
+            raise Unplannable(
+                "the question and answer alone do not fit the judge's window "
+                f"({self.limits.describe()})"
+            )
+
+    # --- the first call ----------------------------------------------------------------------
+
+    def first(self, session: Session, request: JudgeRequest) -> FirstPlan:
+        """Plan the first counting call; ``request`` is the one-call request of the session."""
+        claims = guessed_claim_tokens(session.answer)
+        allowance = self.fits(
+            planning_request_tokens(request),
+            output_allowance(len(session.trajectory), claims),
+            lone=len(session.trajectory) <= 1,
+        )
+        pieces = [_whole(i, ref) for i, ref in enumerate(session.trajectory)]
+        if allowance is not None:
+            if allowance != request.max_output_tokens:
+                request = replace(request, max_output_tokens=allowance)
+            return FirstPlan(Pack(tuple(pieces), request, first=True), ())
+        packs, unfit = self._pack(session, pieces, None, claims)
+        if not packs:
+            # Nothing fits beside the answer: send the question and answer alone, so the claim
+            # list still gets fixed, and record every reference as not judged.
+            empty = self._request(session, (), None, claims)
+            if empty is None:
+                raise Unplannable(
+                    "the question and answer alone do not fit the judge's window "
+                    f"({self.limits.describe()})"
+                )
+            return FirstPlan(Pack((), empty, first=True), (), tuple(unfit))
+        # Everything not in the first pack (including pieces that fit no first call: a later
+        # call is planned again, and says what still fits nowhere).
+        head = packs[0]
+        return FirstPlan(head, tuple(_pieces_after(session, head.pieces)))
+
+    # --- the later calls ---------------------------------------------------------------------
+
+    def later(
+        self, session: Session, pieces: Sequence[Piece], claims: Sequence[Claim]
+    ) -> tuple[list[Pack], list[Piece]]:
+        """Packs for ``pieces`` once the claim list is fixed, and the pieces that fit nowhere."""
+        if not pieces:
+            return [], []
+        self.prompts.require_pack(session.id)
+        return self._pack(session, list(pieces), tuple(claims), claim_tokens(claims))
+
+    def smaller(
+        self, session: Session, pack: Pack, claims: Sequence[Claim] | None
+    ) -> tuple[list[Pack], list[Piece], list[Piece]]:
+        """Re-plan a pack the provider refused or whose reply was cut: its pieces in two halves
+        (a lone piece cut in two), each half packed again under the current limits (which a
+        provider's error may have just lowered). Returns the packs to send, the pieces that fit
+        no call, and, for a first call, the pieces moved out of it to the later calls (its first
+        half keeps the first role)."""
+        claim_load = (
+            guessed_claim_tokens(session.answer) if claims is None else claim_tokens(claims)
+        )
+        pieces = list(pack.pieces)
+        if len(pieces) > 1:
+            halves = [pieces[: len(pieces) // 2], pieces[len(pieces) // 2 :]]
+        elif pieces and pieces[0].end - pieces[0].start >= 2 * MIN_PART_TOKENS:
+            halves = [[half] for half in _halve(session, pieces[0])]
+        else:
+            return [], pieces, []
+        if pack.first:
+            packs, unfit = self._pack(session, halves[0], None, claim_load)
+            if not packs:
+                return [], unfit, [p for g in halves[1:] for p in g]
+            head = packs[0]
+            moved = [*_minus(halves[0], [*head.pieces, *unfit]), *halves[1]]
+            return [head], unfit, moved
+        out: list[Pack] = []
+        unfit_all: list[Piece] = []
+        fixed = tuple(claims or ())
+        for half in halves:
+            packs, unfit = self._pack(session, half, fixed, claim_load)
+            out.extend(packs)
+            unfit_all.extend(unfit)
+        return out, unfit_all, []
+
+    def forecast(self, session: Session, request: JudgeRequest) -> list[Pack]:
+        """Every counting call a session is expected to take, before any is sent (for
+        ``--dry-run`` and ``--max-cost``): the first call as planned, later calls planned with
+        the answer's sentences standing in for the claim list the first call will fix."""
+        plan = self.first(session, request)
+        if plan.single:
+            return [plan.pack]
+        guessed = [
+            Claim(f"c{i}", sentence) for i, sentence in enumerate(_sentences(session.answer), 1)
+        ]
+        later, _ = self.later(session, plan.rest, guessed)
+        return [plan.pack, *later]
+
+    # --- internals ---------------------------------------------------------------------------
+
+    def _pack(
+        self,
+        session: Session,
+        pieces: list[Piece],
+        claims: tuple[Claim, ...] | None,
+        claim_load: int,
+    ) -> tuple[list[Pack], list[Piece]]:
+        """Greedy packing in trajectory order; ``claims`` None plans first-call packs."""
+        pair = self._pair(claims, session.id)
+        base_text = self._render(pair, session, (), claims)
+        fixed = planning_tokens(base_text) + self._frame_tokens(pair)
+        costs: dict[Piece, int] = {}
+
+        def cost(piece: Piece) -> int:
+            if piece not in costs:
+                text = self._render(pair, session, (piece,), claims)
+                costs[piece] = planning_tokens(text) - planning_tokens(base_text) + 2
+            return costs[piece]
+
+        # Cut every piece too big for a call of its own into parts that fit.
+        # A lone piece may be sent with all the output the model allows (``fits``, ``lone``).
+        lone_allowance = min(output_allowance(1, claim_load), self.limits.max_output_tokens)
+        room_one = self.budget - fixed - lone_allowance
+        if self.input_cap is not None:
+            room_one = min(room_one, self.input_cap - fixed)
+        fitted: list[Piece] = []
+        unfit: list[Piece] = []
+        for piece in pieces:
+            if cost(piece) <= room_one:
+                fitted.append(piece)
+                continue
+            ref = session.trajectory[piece.index]
+            overhead = cost(piece) - planning_tokens(ref.content[piece.start : piece.end])
+            target = room_one - overhead - 16
+            if target < MIN_PART_TOKENS:
+                unfit.append(piece)
+                continue
+            fitted.extend(_split(ref, piece, target))
+
+        packs: list[Pack] = []
+        group: list[Piece] = []
+        used = 0
+
+        def close() -> None:
+            nonlocal group, used
+            if group:
+                done, dropped = self._finish(session, group, claims, claim_load)
+                packs.extend(done)
+                unfit.extend(dropped)
+            group, used = [], 0
+
+        for piece in fitted:
+            if claims is None and packs:
+                break  # only the first pack is a first call; the rest wait for the claim list
+            c = cost(piece)
+            n = len(group) + 1
+            need = output_allowance(n, claim_load)
+            if n == 1:
+                need = min(need, self.limits.max_output_tokens)
+            over = bool(group) and (
+                fixed + used + c + need > self.budget
+                or need > self.limits.max_output_tokens
+                or (self.input_cap is not None and fixed + used + c > self.input_cap)
+                or any(p.ref_id == piece.ref_id for p in group)
+            )
+            if over:
+                close()
+            group.append(piece)
+            used += c
+        if not (claims is None and packs):
+            close()
+        return packs[:1] if claims is None else packs, unfit
+
+    def _finish(
+        self,
+        session: Session,
+        group: list[Piece],
+        claims: tuple[Claim, ...] | None,
+        claim_load: int,
+    ) -> tuple[list[Pack], list[Piece]]:
+        """Render a planned group; if the real render is over (the per-piece sums are close but
+        not exact), move pieces out one at a time. Also returns pieces that fit no call."""
+        out: list[Pack] = []
+        dropped: list[Piece] = []
+        pending = list(group)
+        while pending:
+            take = len(pending)
+            while take > 0:
+                request = self._request(session, pending[:take], claims, claim_load)
+                if request is not None:
+                    out.append(Pack(tuple(pending[:take]), request, first=claims is None))
+                    break
+                take -= 1
+            if take == 0:  # a lone piece that does not fit after all: it is not judged
+                dropped.append(pending[0])
+                pending = pending[1:]
+                continue
+            pending = pending[take:]
+        return out, dropped
+
+    def _request(
+        self,
+        session: Session,
+        pieces: Sequence[Piece],
+        claims: tuple[Claim, ...] | None,
+        claim_load: int,
+    ) -> JudgeRequest | None:
+        pair = self._pair(claims, session.id)
+        text = self._render(pair, session, tuple(pieces), claims)
+        request = JudgeRequest(
+            call="counting",
+            system=pair.system,
+            messages=(Message("user", text),),
+            schema_name="counting_verdicts",
+            schema=COUNTING_SCHEMA,
+            max_output_tokens=self.floor,
+            temperature=self.temperature,
+            session_id=session.id,
+        )
+        allowance = self.fits(
+            planning_request_tokens(request),
+            output_allowance(len(pieces), claim_load),
+            lone=len(pieces) <= 1,
+        )
+        if allowance is None:
+            return None
+        return replace(request, max_output_tokens=allowance)
+
+    def _pair(self, claims: tuple[Claim, ...] | None, session_id: str) -> PromptPair:
+        if claims is None:
+            return self.prompts.calls["counting"]
+        return self.prompts.require_pack(session_id)
+
+    def _frame_tokens(self, pair: PromptPair) -> int:
+        # System prompt, message framing and the schema: what every request of ``pair`` carries.
+        probe = JudgeRequest(
+            call="counting",
+            system=pair.system,
+            messages=(Message("user", ""),),
+            schema_name="counting_verdicts",
+            schema=COUNTING_SCHEMA,
+        )
+        return planning_request_tokens(probe)
+
+    def _render(
+        self,
+        pair: PromptPair,
+        session: Session,
+        pieces: tuple[Piece, ...],
+        claims: tuple[Claim, ...] | None,
+    ) -> str:
+        nonce = marker_nonce(session, extra_keys=not self.prompts.shipped)
+        variables: dict[str, Any] = {
+            "nonce": nonce,
+            "question": session.question,
+            "answer": session.answer,
+            "references": [p.variables(session.trajectory[p.index]) for p in pieces],
+        }
+        if claims is not None:
+            # Claim text is the judge's copy of the answer; it must not be able to close a marker.
+            variables["claims"] = [
+                {"id": c.id, "text": " ".join(c.text.replace(nonce, "").split())} for c in claims
+            ]
+        return pair.render_user(**variables)
+
+
+# How providers state the window in a context-length error: OpenAI and vLLM "maximum context
+# length is 128000 tokens", Anthropic "prompt is too long: 208310 tokens > 200000 maximum" and
+# "... exceed context limit: 188240 + 21333 > 200000".
+_STATED_WINDOW = (
+    re.compile(r"maximum context length is ([\d,]+) tokens"),
+    re.compile(r"> ([\d,]+) maximum"),
+    re.compile(r"context limit: [\d,]+ \+ [\d,]+ > ([\d,]+)"),
+)
+
+
+def window_in(error: str) -> int | None:
+    """The window a context-length error message states, if it states one."""
+    for pattern in _STATED_WINDOW:
+        found = pattern.search(error)
+        if found:
+            return int(found.group(1).replace(",", ""))
+    return None
+
+
+def _sentences(text: str) -> list[str]:
+    return [part.strip() for part in re.split(r"(?<=[.!?])\s+|\n", text) if part.strip()]
+
+
+def _whole(index: int, ref: Reference) -> Piece:
+    return Piece(index, ref.id, 0, len(ref.content), len(ref.content))
+
+
+def _pieces_after(session: Session, shown: Sequence[Piece]) -> list[Piece]:
+    """Every piece of the trajectory not in ``shown``, whole where a reference was not touched
+    and as its remaining range where a part of it was shown."""
+    shown_ranges: dict[str, list[tuple[int, int]]] = {}
+    for p in shown:
+        shown_ranges.setdefault(p.ref_id, []).append((p.start, p.end))
+    out: list[Piece] = []
+    for index, ref in enumerate(session.trajectory):
+        ranges = sorted(shown_ranges.get(ref.id, []))
+        if not ranges:
+            out.append(_whole(index, ref))
+            continue
+        position = 0
+        for start, end in [*ranges, (len(ref.content), len(ref.content))]:
+            if start > position:
+                out.append(Piece(index, ref.id, position, start, len(ref.content)))
+            position = max(position, end)
+    return out
+
+
+def _minus(pieces: Sequence[Piece], taken: Sequence[Piece]) -> list[Piece]:
+    """What is left of ``pieces`` once the ranges of ``taken`` (pieces or parts of them) are
+    removed, as pieces in order."""
+    out: list[Piece] = []
+    for piece in pieces:
+        ranges = sorted(
+            (t.start, t.end)
+            for t in taken
+            if t.ref_id == piece.ref_id and t.start < piece.end and t.end > piece.start
+        )
+        position = piece.start
+        for start, end in [*ranges, (piece.end, piece.end)]:
+            if start > position:
+                out.append(Piece(piece.index, piece.ref_id, position, start, piece.total))
+            position = max(position, end)
+    return out
+
+
+def _split(ref: Reference, piece: Piece, target_tokens: int) -> list[Piece]:
+    """Cut ``piece`` into consecutive parts of at most ``target_tokens`` planning tokens each,
+    preferably at whitespace; the parts cover the piece exactly."""
+    content = ref.content
+    parts: list[Piece] = []
+    position = piece.start
+    while position < piece.end:
+        end = min(piece.end, position + target_tokens * 3)
+        while planning_tokens(content[position:end]) > target_tokens and end > position + 1:
+            # Non-ASCII text counts more per character: shrink in proportion, then re-check.
+            over = planning_tokens(content[position:end])
+            end = position + max(1, (end - position) * target_tokens // over)
+        if end < piece.end:
+            # Cut where the text breaks, within the last fifth of the part: after a paragraph,
+            # else a line, else a sentence, else a space (only then mid-word).
+            floor = position + (end - position) * 4 // 5
+            for breaker in ("\n\n", "\n", ". ", " "):
+                cut = content.rfind(breaker, floor, end - len(breaker) + 1)
+                if cut > position:
+                    end = cut + len(breaker)
+                    break
+        parts.append(Piece(piece.index, piece.ref_id, position, end, piece.total))
+        position = end
+    return parts
+
+
+def _halve(session: Session, piece: Piece) -> list[Piece]:
+    ref = session.trajectory[piece.index]
+    half = max(MIN_PART_TOKENS, planning_tokens(ref.content[piece.start : piece.end]) // 2 + 1)
+    return _split(ref, piece, half)

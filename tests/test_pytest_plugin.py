@@ -1,0 +1,90 @@
+"""`research_judge.pytest`: gates inside a team's own test suite, run through pytester."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from research_judge.pytest import assert_judge_trusted, assert_no_regressions
+from results_support import JUDGE, make_result, write_results
+
+pytest_plugins = ["pytester"]
+
+
+def run_file(path: Path, n_pass: int, n: int = 10, judge: dict[str, object] = JUDGE) -> str:
+    results = [
+        make_result(f"s{i}", "pass" if i < n_pass else "fail", judge=judge) for i in range(n)
+    ]
+    return str(write_results(path, results))
+
+
+def test_fixtures_are_registered_by_the_entry_point(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    same = run_file(tmp_path / "b.jsonl", 8)
+    worse = run_file(tmp_path / "c.jsonl", 6)
+    # The judge passes everything: it agrees on human passes only, so kappa is 0.
+    lenient = write_results(tmp_path / "r.jsonl", [make_result(f"s{i}") for i in range(10)])
+    labels = tmp_path / "labels.csv"
+    rows = [f"s{i},{'pass' if i < 5 else 'fail'}" for i in range(10)]
+    labels.write_text("session_id,label\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    pytester.makepyfile(
+        f"""
+        def test_unchanged(assert_no_regressions):
+            cmp = assert_no_regressions({same!r}, {same!r})
+            assert cmp.n_common == 10
+
+        def test_worse(assert_no_regressions):
+            assert_no_regressions({same!r}, {worse!r})
+
+        def test_worse_but_within_noise(assert_no_regressions):
+            assert_no_regressions({same!r}, {worse!r}, fail_on="significant")
+
+        def test_trusted(assert_judge_trusted):
+            assert_judge_trusted({str(lenient)!r}, {str(labels)!r}, min_kappa=0.6)
+        """
+    )
+    # A subprocess: numpy cannot be imported twice in one process, as an in-process run would.
+    result = pytester.runpytest_subprocess("-p", "no:asyncio")
+    result.assert_outcomes(passed=2, failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*research-judge: 1 gate(s) failed on 10 common sessions",
+            "*pass_rate: pass_rate dropped by 0.200 (critical, threshold 0.05)*",
+            "*regressions (pass -> fail): s6, s7",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*the judge is not trusted on 10 labelled sessions",
+            "*min-kappa: kappa undefined (judge used a single label): below 0.6",
+        ]
+    )
+
+
+def test_helpers_import_and_return_the_reports(tmp_path: Path) -> None:
+    base = run_file(tmp_path / "b.jsonl", 8)
+    results = [make_result(f"s{i}", "pass" if i < 5 else "fail") for i in range(10)]
+    labels = {f"s{i}": "pass" if i < 5 else "fail" for i in range(10)}
+
+    assert assert_no_regressions(base, base).regressions == []
+    report = assert_judge_trusted(results, labels, min_kappa=0.9, min_fail_agreement=1.0)
+    assert report.pass_fail.cohen_kappa == pytest.approx(1.0)
+
+
+def test_a_changed_judge_fails_unless_allowed(tmp_path: Path) -> None:
+    base = run_file(tmp_path / "b.jsonl", 8)
+    other = run_file(tmp_path / "c.jsonl", 8, judge={**JUDGE, "model": "judge-2"})
+    with pytest.raises(AssertionError, match="judge unchanged: judge changed"):
+        assert_no_regressions(base, other)
+    assert_no_regressions(base, other, allow_judge_change=True)
+
+
+def test_nothing_compared_is_a_failure_and_no_bar_is_a_mistake(tmp_path: Path) -> None:
+    a = run_file(tmp_path / "a.jsonl", 5)
+    b = write_results(tmp_path / "b.jsonl", [make_result("other")])
+    with pytest.raises(AssertionError, match="share no session"):
+        assert_no_regressions(a, b)
+    with pytest.raises(TypeError, match="no bar"):
+        assert_judge_trusted(a, {"s0": "pass"})
