@@ -263,3 +263,27 @@ def test_convert_keeps_a_symlinked_output_and_its_mode(tmp_path: Path) -> None:
     assert main(["convert", "openai-chat", str(AGENT_LOG), "--out", str(link), "--quiet"]) == 0
     assert link.is_symlink() and real.read_text()
     assert stat.S_IMODE(real.stat().st_mode) == 0o640
+
+
+# --- --junit is an output like any other -------------------------------------------------------
+
+
+def test_compare_junit_over_an_input_is_refused(results: Path, tmp_path: Path) -> None:
+    before = results.read_bytes()
+    assert main(["compare", str(results), str(results), "--junit", str(results)]) == 2
+    assert results.read_bytes() == before
+
+
+def test_validate_junit_over_the_labels_is_refused(results: Path, tmp_path: Path) -> None:
+    labels = tmp_path / "labels.csv"
+    labels.write_text("session_id,label\ns0,pass\ns1,fail\n")
+    before = labels.read_bytes()
+    assert main(["validate", str(results), "--labels", str(labels), "--junit", str(labels)]) == 2
+    assert labels.read_bytes() == before
+
+
+def test_grade_junit_over_the_sessions_is_refused(sessions: Path) -> None:
+    before = sessions.read_bytes()
+    out = sessions.with_name("o.jsonl")
+    assert grade(sessions, "--out", str(out), "--junit", str(sessions)) == 2
+    assert sessions.read_bytes() == before
