@@ -20,6 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import bench_batch
+import bench_convert
 import bench_cpu
 import bench_efficiency
 import bench_kill_resume
@@ -35,6 +37,8 @@ BENCHMARKS: dict[str, tuple[Bench, dict[str, Any], dict[str, Any]]] = {
     "cpu": (bench_cpu.run, {}, {"sessions": 150, "repeats": 1}),
     "rss": (bench_rss.run, {}, {"small": 200, "large": 2000, "http_mid": None}),
     "rate-limit": (bench_rate_limit.run, {}, {"sessions": 40, "retry_after": 0.5}),
+    "convert": (bench_convert.run, {}, {"sessions": 400, "rounds": 1}),
+    "batch": (bench_batch.run, {}, {"sessions": 200, "poll": 0.1}),
     "kill-resume": (
         bench_kill_resume.run,
         {},

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import io
 import os
 import re
 import subprocess
@@ -148,3 +149,24 @@ def test_an_unwritable_step_summary_is_a_warning_not_a_failure(
 
     assert main(["compare", str(results), str(results)]) == 0
     assert "warning: step summary not written" in capsys.readouterr().err
+
+
+def test_grade_reads_sessions_from_stdin_with_a_dash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fixtures = REPO / "fixtures"
+    data = (fixtures / "bad_sessions.jsonl").read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    out = tmp_path / "r.jsonl"
+    argv = ["grade", "-", "--out", str(out), "--provider", "scripted", "--quiet"]
+    argv += ["--model", "authored-lenient-judge", "--replay", str(fixtures / "recordings")]
+
+    assert main(argv) == 2  # the file's bad lines, named by line, the good sessions graded
+
+    from research_judge.results.model import read_results
+
+    assert [r.session_id for r in read_results(out)] == ["b-0001", "b-0002", "b-0003"]
+    err = capsys.readouterr().err
+    found = re.search(r"(\S*research-judge-stdin-[^/]+)/stdin\.jsonl:2: ", err)
+    assert found is not None
+    assert not Path(found.group(1)).exists()  # the spooled copy is gone

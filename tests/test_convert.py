@@ -566,5 +566,20 @@ def test_an_output_that_cannot_be_written_exits_5(
     log = str(LOGS / "anthropic.jsonl")
     assert main(["convert", "anthropic", log, "--out", str(tmp_path)]) == 5
     assert "exists and is not a regular file" in capsys.readouterr().err
-    assert main(["convert", "anthropic", log, "--out", str(tmp_path / "no" / "s.jsonl")]) == 5
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    assert main(["convert", "anthropic", log, "--out", str(tmp_path / "file" / "s.jsonl")]) == 5
     assert "cannot write" in capsys.readouterr().err
+
+
+def test_out_folder_is_created_and_dash_is_stdout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = str(LOGS / "anthropic.jsonl")
+    nested = tmp_path / "new" / "dir" / "s.jsonl"
+    assert main(["convert", "anthropic", log, "--out", str(nested)]) == 0
+    assert json.loads(nested.read_text(encoding="utf-8"))["id"] == "anth-ev-01"
+    capsys.readouterr()
+    assert main(["convert", "anthropic", log, "--out", "-"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["id"] == "anth-ev-01"  # stdout holds the sessions only
+    assert captured.err.startswith("converted 1 session(s) to -")

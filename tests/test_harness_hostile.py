@@ -231,3 +231,16 @@ def test_cli_bad_task_timeout_is_a_usage_error_before_the_agent_runs(
     captured = capsys.readouterr()
     assert "--task-timeout must be a finite number of seconds above 0" in captured.err
     assert "chatter" not in captured.err
+
+
+def test_the_timeout_benchmark_runs() -> None:
+    import subprocess
+
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "harness_timeout.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--tasks", "50", "--repeat", "1"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "overhead" in done.stdout

@@ -7,6 +7,7 @@ with junitparser; session text is data, so characters XML 1.0 cannot carry are r
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -62,8 +63,9 @@ def to_xml(suite: str, cases: Iterable[Case]) -> str:
     doc = JUnitXml("research-judge")
     doc.add_testsuite(built)
     doc.update_statistics()  # type: ignore[no-untyped-call]
-    text: str = doc.tostring().decode("utf-8")  # type: ignore[no-untyped-call]
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + text + "\n"
+    buffer = io.BytesIO()
+    doc.write(buffer, pretty=True)  # indented: the file is also read by people
+    return buffer.getvalue().decode("utf-8")
 
 
 def _xml_safe(text: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
@@ -69,3 +70,11 @@ def _error_annotations(results: Sequence[Result]) -> list[str]:
         f"{shown}{more}; rerun with --retry-errors to try them again"
     )
     return [command("warning", message, title="research-judge grade: judge errors")]
+
+
+def annotate_stop(args: argparse.Namespace, message: str) -> None:
+    """A run that stopped before its summary (provider down) still gets its annotation."""
+    from ..ci.github import annotations_wanted, command
+
+    if annotations_wanted(args.annotations):
+        print(command("error", message, title="research-judge grade: stopped"), file=sys.stderr)

@@ -7,6 +7,7 @@ build; this module only turns flags into its ``ClientSettings``.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 from dataclasses import fields
@@ -14,7 +15,7 @@ from typing import TextIO
 
 from ..clients.base import JudgeClient, JudgeRequest, JudgeResponse
 from ..clients.chain import ClientSettings, build_client
-from ..clients.jury import JuryClient, build_jury
+from ..clients.jury import JuryClient, build_jury, parse_juror
 from ..cost.prices import PriceTable
 from ..cost.windows import ModelLimits, WindowTable
 from ..engine import (
@@ -35,10 +36,18 @@ from ..results.model import iter_results
 from ..results.summary import Summary, format_summary, summarize
 from ..safety import check_distinct, check_finite, check_output_target
 from ..sessions.store import open_store, resolve_session
-from ._grade_ci import emit_grade_ci
+from ._batch import (
+    BATCH_SESSIONS_IN_FLIGHT,
+    BatchProgress,
+    batch_counters,
+    batch_summary,
+    resume_hint,
+)
+from ._grade_ci import annotate_stop, emit_grade_ci
 
 
 def client_settings(args: argparse.Namespace) -> ClientSettings:
+    batch = bool(getattr(args, "batch", False))
     return ClientSettings(
         provider=args.provider,
         model=args.model,
@@ -52,6 +61,9 @@ def client_settings(args: argparse.Namespace) -> ClientSettings:
         cache_dir=args.cache_dir,
         record=args.record,
         replay=args.replay,
+        batch=batch,
+        batch_poll=getattr(args, "batch_poll", ClientSettings.batch_poll),
+        batch_dir=f"{args.out}.batches" if batch else None,
     )
 
 
@@ -77,13 +89,22 @@ def check_args(args: argparse.Namespace, settings: ClientSettings) -> None:
 
 
 def judge_limits(args: argparse.Namespace, err: TextIO) -> ModelLimits:
-    """The judge model's window and output limit; a one-line notice when they are guessed."""
+    """The judge model's window and output limit; a one-line notice when they are guessed.
+
+    With ``--jury`` every juror is sent the same requests: they are planned for the smallest
+    window and output limit among them."""
     table = WindowTable.load(args.prices)
-    limits = table.limits_for(args.model, args.context_window)
-    notice = table.notice(args.model, limits)
-    if notice:
-        print(f"research-judge grade: {notice}", file=err)
-    return limits
+    specs = [s for s in (getattr(args, "jury", None) or "").split(",") if s.strip()]
+    models = [args.model, *(parse_juror(spec, args.provider)[1] for spec in specs)]
+    chosen: ModelLimits | None = None
+    for model in models:
+        limits = table.limits_for(model, args.context_window)
+        notice = table.notice(model, limits)
+        if notice:
+            print(f"research-judge grade: {notice}", file=err)
+        chosen = limits if chosen is None else chosen.narrowest(limits)
+    assert chosen is not None
+    return chosen
 
 
 def build_judge(
@@ -126,7 +147,10 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     settings = client_settings(args)  # checks the chain's flags, even for a dry run
     check_args(args, settings)
     selection = Selection(where=parse_where(args.where), sample=args.sample, seed=args.seed)
+    batch = bool(getattr(args, "batch", False))
     prices = PriceTable.load(args.prices)
+    if batch:
+        prices = prices.for_batch()  # --dry-run, --max-cost and every result's cost
     if getattr(args, "repeats", 1) < 1:
         raise ConfigError(f"--repeats must be 1 or more, got {args.repeats}")
     jury = [s for s in (getattr(args, "jury", None) or "").split(",") if s.strip()]
@@ -141,7 +165,14 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             file=err,
         )
     store = open_store(args.store) if args.store else None
-    client = build_jury(settings, jury) if jury else build_client(settings)
+    if jury and batch:
+        raise ConfigError("--jury and --batch cannot be combined yet: choose one")
+    batch_progress = BatchProgress(err, enabled=not args.quiet)
+    client = (
+        build_jury(settings, jury)
+        if jury
+        else build_client(settings, on_batch_change=batch_progress)
+    )
     try:
         # After the client: a bad flag is reported alone, before any notice.
         judge = build_judge(args, client, prices, judge_limits(args, err))
@@ -162,9 +193,11 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
                 args.out,
                 judge,
                 RunOptions(
-                    concurrency=args.concurrency,
+                    # In batch mode a session waits for its batch, not for a connection.
+                    concurrency=BATCH_SESSIONS_IN_FLIGHT if batch else args.concurrency,
                     retry_errors=args.retry_errors,
                     selection=selection,
+                    window=BATCH_SESSIONS_IN_FLIGHT if batch else None,
                 ),
                 progress=progress,
                 budget=budget,
@@ -178,7 +211,12 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
                 "so far; run the same command again to resume.",
                 file=err,
             )
+            annotate_stop(args, f"provider down: {exc}; rerun the same command to resume")
             return ExitCode.PROVIDER_DOWN
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            if batch:
+                print(resume_hint(args.out), file=err)
+            raise
     finally:
         await client.aclose()
 
@@ -222,6 +260,8 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             print(f"input: {len(stats.input_errors)} bad line(s) skipped (listed above)", file=out)
         if stats.repaired_torn_line:
             print(f"resumed: repaired the unfinished last line of {args.out}", file=out)
+        if batch and (counters := batch_counters(client)) is not None:
+            print(batch_summary(counters, args.out), file=out)
     emit_grade_ci(args, order, stats.input_errors, stopped=stats.stopped)
     if stats.stopped == "budget":
         left = stats.not_sent
@@ -282,6 +322,8 @@ async def _dry_run(
         tokens_out += e.output_tokens
         cost += e.cost_usd or 0.0
     shown = f"${cost:.4f}" if known else f"unknown (no price for {args.model!r}; use --prices)"
+    if prices.batch:
+        shown += f" at batch prices (x{prices.batch_multiplier:g} of the standard rates)"
     print(
         f"dry run: {n} session(s), {calls} judge calls"
         + (f" ({split} session(s) larger than one call are split)" if split else "")

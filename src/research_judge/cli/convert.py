@@ -45,7 +45,12 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("format", metavar="FORMAT", choices=FORMATS, help=" | ".join(FORMATS))
     p.add_argument("inputs", metavar="INPUT", nargs="+", help="log files, read in order")
-    p.add_argument("--out", required=True, metavar="SESSIONS.jsonl", help="sessions file to write")
+    p.add_argument(
+        "--out",
+        required=True,
+        metavar="SESSIONS.jsonl",
+        help="sessions file to write (its folder is created; - for stdout)",
+    )
     p.add_argument(
         "--stub-pattern",
         metavar="REGEX",
@@ -71,6 +76,8 @@ def run_convert(args: argparse.Namespace) -> int:
         print(
             f"converted {stats.sessions} session(s) to {args.out}: {stats.references} "
             f"reference(s), {stats.offloaded} offloaded (content_ref), "
-            f"{stats.citations} provider citation(s){bad}"
+            f"{stats.citations} provider citation(s){bad}",
+            # With --out - the sessions are on stdout: keep it clean for the next command.
+            file=sys.stderr if args.out == "-" else sys.stdout,
         )
     return ExitCode.FAILED if stats.errors else ExitCode.OK

@@ -14,6 +14,7 @@ from ..judge.grader import JudgeSettings
 from ..judge.policy import VerdictPolicy
 from ._ci import add_ci_flags, check_stdout, main_output
 from ._help import DefaultsFormatter
+from ._stdin import STDIN, spooled_stdin
 from .config import add_config_flag
 
 # Flag defaults come from the library's own defaults: one setting, one default.
@@ -33,7 +34,9 @@ def register(subparsers: Any) -> None:
         ),
         formatter_class=DefaultsFormatter,
     )
-    p.add_argument("sessions", metavar="SESSIONS.jsonl", help="logged sessions, one per line")
+    p.add_argument(
+        "sessions", metavar="SESSIONS.jsonl", help="logged sessions, one per line (- for stdin)"
+    )
     p.add_argument("--out", required=True, metavar="RESULTS.jsonl", help="results file (resumed)")
     judge = p.add_argument_group("judge")
     judge.add_argument("--provider", default=_CLIENT.provider, help="openai or anthropic")
@@ -150,6 +153,20 @@ def register(subparsers: Any) -> None:
         "--retry-errors", action="store_true", help="regrade sessions that errored before"
     )
     run.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    batch = p.add_argument_group("provider batch APIs (docs/batch.md)")
+    batch.add_argument(
+        "--batch",
+        action="store_true",
+        help="send every call through the provider's batch API (half price, answers within "
+        "24 h); batches are recorded in RESULTS.jsonl.batches/ and a rerun picks them up",
+    )
+    batch.add_argument(
+        "--batch-poll",
+        type=_positive_seconds,
+        default=_CLIENT.batch_poll,
+        metavar="SECONDS",
+        help="seconds between two polls of a running batch",
+    )
     cost = p.add_argument_group("cost and selection")
     cost.add_argument(
         "--dry-run", action="store_true", help="estimate tokens and cost; send nothing"
@@ -170,6 +187,16 @@ def register(subparsers: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the closing summary as JSON")
     add_ci_flags(p)
     p.set_defaults(run=run_grade)
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {value}")
+    return value
 
 
 def _temperature(text: str) -> float | None:
@@ -196,4 +223,8 @@ def run_grade(args: argparse.Namespace) -> int:
         )
 
     check_stdout(args)
-    return run_stoppable(lambda: execute(args, sys.stderr, main_output(args)), stopped)
+    if args.sessions != STDIN:
+        return run_stoppable(lambda: execute(args, sys.stderr, main_output(args)), stopped)
+    with spooled_stdin() as path:
+        args.sessions = str(path)
+        return run_stoppable(lambda: execute(args, sys.stderr, main_output(args)), stopped)

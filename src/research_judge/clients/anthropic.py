@@ -62,6 +62,11 @@ class AnthropicClient:
         self.base_url = str(self._client.base_url)
         self.variant = judge_variant(self.provider, self.base_url, mode)
 
+    @property
+    def sdk(self) -> anthropic.AsyncAnthropic:
+        """The SDK client (the batch engine uses its Message Batches resource)."""
+        return self._client
+
     def __repr__(self) -> str:  # never shows the key
         return (
             f"AnthropicClient(model={self.model!r}, base_url={self.base_url!r}, mode={self.mode!r})"
@@ -81,7 +86,7 @@ class AnthropicClient:
         except anthropic.APIError as exc:
             message_text = _http.redact(exc.message, self._api_key)
             raise ApiError(f"{self.provider} API error: {message_text}") from None
-        return self._response(message, request)
+        return self.read_message(message, request)
 
     async def aclose(self) -> None:
         await self._client.close()
@@ -111,7 +116,8 @@ class AnthropicClient:
             body["output_config"] = {"format": {"type": "json_schema", "schema": request.schema}}
         return body
 
-    def _response(self, message: AnthropicMessage, request: JudgeRequest) -> JudgeResponse:
+    def read_message(self, message: AnthropicMessage, request: JudgeRequest) -> JudgeResponse:
+        """Our response from a Message (a direct reply or a batch result)."""
         label = f"session {request.session_id!r} ({request.call})"
         stop = message.stop_reason
         usage = _usage(message)  # billed whatever the reply says: counted on every path

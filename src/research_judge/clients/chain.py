@@ -5,6 +5,7 @@ Outermost first::
     recording   saves what the judge saw, cache hits included (--record DIR)
     cache       answers a request seen before from disk (on unless --no-cache)
     resilience  retries, 429 backoff, adaptive concurrency, circuit breaker
+                (with --batch: BatchClient instead, calls answered through provider batches)
     provider    OpenAIClient or AnthropicClient (the only layer that talks to the network)
 
 Replay (``--replay DIR``) replaces the whole chain: no network client is built, no key needed.
@@ -15,7 +16,7 @@ and ``research_judge.grade`` take their defaults from it.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from ..safety.settings import check_base_url, check_finite
 from . import check_choices, make_client
 from ._http import resolve_base_url
 from .base import JudgeClient
+from .batch import DEFAULT_POLL_INTERVAL, BatchClient, BatchCounters, BatchState
 from .cache import CachingClient
 from .recording import RecordingClient, ReplayClient
 from .resilience import ResilientClient, RetryPolicy
@@ -55,6 +57,9 @@ class ClientSettings:
     cache_dir: str | Path | None = None  # None: default_cache_dir()
     record: str | Path | None = None
     replay: str | Path | None = None
+    batch: bool = False  # every call through the provider's batch API (docs/batch.md)
+    batch_poll: float = DEFAULT_POLL_INTERVAL  # seconds between two polls of a batch
+    batch_dir: str | Path | None = None  # where batches are recorded: required with batch
 
     def __post_init__(self) -> None:
         if self.replay is None:
@@ -66,6 +71,12 @@ class ClientSettings:
             raise ConfigError(f"--retries must be 0 or more, got {self.retries}")
         if self.record is not None and self.replay is not None:
             raise ConfigError("--record and --replay cannot be used together")
+        if self.batch and self.replay is not None:
+            raise ConfigError("--batch sends to the provider; --replay never does: choose one")
+        if self.batch and self.batch_dir is None:
+            raise ConfigError("batch mode needs a folder to record its batches in (batch_dir)")
+        if not self.batch_poll > 0:
+            raise ConfigError(f"--batch-poll must be more than 0 seconds, got {self.batch_poll}")
         # 0, -1 or nan once switched the timeout off; credentials in a URL leak into logs.
         check_finite("--timeout", self.timeout)
         check_finite("--down-after", self.down_after, allow_minimum=True)
@@ -87,8 +98,12 @@ class ClientSettings:
         return RetryPolicy(attempts=self.retries + 1, down_after=self.down_after)
 
 
-def build_client(settings: ClientSettings) -> JudgeClient:
-    """The whole chain for ``settings``; whoever builds it closes it (``await c.aclose()``)."""
+def build_client(
+    settings: ClientSettings, *, on_batch_change: Callable[[BatchCounters], None] | None = None
+) -> JudgeClient:
+    """The whole chain for ``settings``; whoever builds it closes it (``await c.aclose()``).
+
+    ``on_batch_change`` is told whenever a batch changes state (batch mode only: progress)."""
     if settings.replay is not None:
         return ReplayClient(
             settings.replay,
@@ -104,7 +119,20 @@ def build_client(settings: ClientSettings) -> JudgeClient:
         api_key=settings.api_key,
         timeout=settings.timeout,
     )
-    client = ResilientClient(client, concurrency=settings.concurrency, policy=settings.retry_policy)
+    if settings.batch:
+        from .batch.providers import batch_api  # loads both SDKs: only when batching
+
+        assert settings.batch_dir is not None  # checked in ClientSettings
+        client = BatchClient(
+            batch_api(client),
+            BatchState.load(Path(settings.batch_dir)),
+            poll_interval=settings.batch_poll,
+            on_change=on_batch_change,
+        )
+    else:
+        client = ResilientClient(
+            client, concurrency=settings.concurrency, policy=settings.retry_policy
+        )
     if settings.cache:
         client = CachingClient(client, settings.resolved_cache_dir)
     if settings.record is not None:

@@ -39,6 +39,17 @@ class ModelLimits:
     max_input_tokens: int | None = None
     source: LimitsSource = "table"
 
+    def narrowest(self, other: ModelLimits) -> ModelLimits:
+        """Limits both models satisfy: the smaller window, output limit and prompt cap."""
+        caps = [c for c in (self.max_input_tokens, other.max_input_tokens) if c is not None]
+        tighter = self if self.context_window <= other.context_window else other
+        return ModelLimits(
+            min(self.context_window, other.context_window),
+            min(self.max_output_tokens, other.max_output_tokens),
+            min(caps) if caps else None,
+            tighter.source,
+        )
+
     def describe(self) -> str:
         cap = f", prompt at most {self.max_input_tokens:,}" if self.max_input_tokens else ""
         return (

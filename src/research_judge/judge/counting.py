@@ -84,7 +84,9 @@ class _Run:
             return None, []
         self._learn(out)
         self.report.split = True
-        smaller, unfit, moved = self.planner.smaller(self.session, pack, None)
+        smaller, unfit, moved = self.planner.smaller(
+            self.session, pack, None, cut=out.replan == "cut"
+        )
         if not smaller:
             self.fatal = out
             return None, []
@@ -106,7 +108,9 @@ class _Run:
             return
         if out.replan:
             self._learn(out)
-            smaller, unfit, _ = self.planner.smaller(self.session, pack, claims)
+            smaller, unfit, _ = self.planner.smaller(
+                self.session, pack, claims, cut=out.replan == "cut"
+            )
             self._fail(unfit, out.error or "")
             await asyncio.gather(*(self.later(p, claims) for p in smaller))
             return

@@ -91,7 +91,9 @@ class _Outcome(Generic[T]):
     billable: Usage = field(default_factory=Usage)
     calls: int = 0
     cache_hits: int = 0
-    replan: bool = False  # too long for the window, or cut at its allowance: plan smaller
+    # Why the caller must plan this call smaller: "context" (too long for the window) or "cut"
+    # (the reply was cut at its allowance); None when it need not.
+    replan: str | None = None
 
     def bill(self, usage: Usage | None) -> None:
         """Count tokens the provider says it spent (only believable figures can be counted)."""
@@ -238,7 +240,7 @@ class Judge:
                 out.calls += 1
                 out.bill(exc.usage)  # a cut reply is paid for all the same
                 if replan:
-                    out.replan = True
+                    out.replan = "cut"
                     return _failed(out, f"{request.call} call: {exc}", ErrorKind.CONTEXT)
                 problems = [f"the reply was cut off ({exc}); answer more briefly"]
                 request = _with_feedback(request, None, self.prompts.render_reask(problems))
@@ -246,7 +248,7 @@ class Judge:
             except ContextLengthError as exc:
                 out.bill(exc.usage)
                 if replan:
-                    out.replan = True
+                    out.replan = "context"
                     return _failed(out, f"{request.call} call: {exc}", ErrorKind.CONTEXT)
                 return _failed(out, f"{request.call} call: API error: {exc}", ErrorKind.API)
             except JudgeRefusal as exc:

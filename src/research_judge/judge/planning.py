@@ -276,20 +276,22 @@ class Planner:
         return self._pack(session, list(pieces), tuple(claims), claim_tokens(claims))
 
     def smaller(
-        self, session: Session, pack: Pack, claims: Sequence[Claim] | None
+        self, session: Session, pack: Pack, claims: Sequence[Claim] | None, *, cut: bool = False
     ) -> tuple[list[Pack], list[Piece], list[Piece]]:
         """Re-plan a pack the provider refused or whose reply was cut: its pieces in two halves
         (a lone piece cut in two), each half packed again under the current limits (which a
         provider's error may have just lowered). Returns the packs to send, the pieces that fit
         no call, and, for a first call, the pieces moved out of it to the later calls (its first
-        half keeps the first role)."""
+        half keeps the first role). ``cut``: the reply was cut at its allowance; a lone piece's
+        reply (two verdicts and the claims') does not shrink with its text, so it is not cut up:
+        it fits no call."""
         claim_load = (
             guessed_claim_tokens(session.answer) if claims is None else claim_tokens(claims)
         )
         pieces = list(pack.pieces)
         if len(pieces) > 1:
             halves = [pieces[: len(pieces) // 2], pieces[len(pieces) // 2 :]]
-        elif pieces and pieces[0].end - pieces[0].start >= 2 * MIN_PART_TOKENS:
+        elif pieces and not cut and pieces[0].end - pieces[0].start >= 2 * MIN_PART_TOKENS:
             halves = [[half] for half in _halve(session, pieces[0])]
         else:
             return [], pieces, []

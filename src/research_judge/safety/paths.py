@@ -81,7 +81,7 @@ def check_output_target(what: str, path: str | Path) -> None:
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise OutputError(f"{what} {path}: cannot check the output: {exc.strerror}") from exc
+        raise OutputError(f"cannot write {what} {path}: {exc.strerror or exc}") from exc
     if not stat.S_ISREG(st.st_mode):
         raise OutputError(
             f"{what} {path}: exists and is not a regular file ({_kind(st.st_mode)}); not "

@@ -7,7 +7,8 @@ for any S3-compatible store (AWS, Cloudflare R2, MinIO), read through fsspec/s3f
 the Python data stack already uses for object storage, which takes the endpoint and credentials
 from the standard AWS environment (``AWS_ENDPOINT_URL``, ``AWS_ACCESS_KEY_ID``, profiles, ...).
 
-Texts are read into memory for the session being graded and never written anywhere; the
+Texts are read into memory for the session being graded; no copy is kept but the judge's prompts
+themselves (in the response cache under the user's cache dir, and in a --record folder). The
 response cache keys on the rendered prompt, so it keys on the resolved text.
 """
 

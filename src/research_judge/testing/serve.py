@@ -57,6 +57,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--retry-after", type=float, help="Retry-After seconds sent with a 429")
     p.add_argument(
+        "--context-window",
+        type=int,
+        metavar="TOKENS",
+        help="refuse prompt + max tokens over this window (OpenAI's 400 context_length_exceeded) "
+        "and cut replies longer than their max tokens (finish_reason length)",
+    )
+    p.add_argument(
         "--max-seconds",
         type=float,
         default=1800.0,
@@ -80,6 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         max_concurrent=args.max_concurrent,
         retry_after=args.retry_after,
         keep_requests=0,  # nobody inspects them here; keep memory flat on long runs
+        context_window=args.context_window,
     )
     with server:
         print(json.dumps({"base_url": server.base_url}), flush=True)

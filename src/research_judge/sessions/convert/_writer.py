@@ -3,13 +3,15 @@
 A failed or interrupted conversion leaves no half-written output (and any earlier file at that
 path untouched); an output path that is one of the inputs is refused before anything is read.
 The writing itself is ``safety.atomic_replace``'s: an exclusive temp file, a symlinked output kept
-a link, its mode kept; a device, FIFO or folder refused.
+a link, its mode kept; a device, FIFO or folder refused. ``-`` streams the sessions to stdout
+instead (``convert ... --out - | ...``).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 from contextlib import AbstractContextManager
 from pathlib import Path
 from types import TracebackType
@@ -18,8 +20,12 @@ from typing import IO, Any
 from ...errors import ConfigError, OutputError
 from ...safety import atomic_replace, check_output_target
 
+STDOUT = "-"
+
 
 def check_output(out: Path, inputs: list[Path]) -> None:
+    if str(out) == STDOUT:
+        return
     for path in inputs:
         if out.resolve() == path.resolve() or (
             out.exists() and path.exists() and os.path.samefile(out, path)
@@ -36,7 +42,9 @@ class SessionsWriter:
         self._handle: IO[bytes] | None = None
 
     def __enter__(self) -> SessionsWriter:
-        self._replace = atomic_replace(self.out, "--out", make_parents=False)
+        if str(self.out) == STDOUT:
+            return self
+        self._replace = atomic_replace(self.out, "--out")
         try:
             self._handle = self._replace.__enter__()
         except OSError as exc:
@@ -44,9 +52,12 @@ class SessionsWriter:
         return self
 
     def write(self, session: dict[str, Any]) -> None:
-        assert self._handle is not None
+        line = json.dumps(session, ensure_ascii=False) + "\n"
         try:
-            self._handle.write((json.dumps(session, ensure_ascii=False) + "\n").encode("utf-8"))
+            if self._handle is None:  # stdout
+                sys.stdout.write(line)
+            else:
+                self._handle.write(line.encode("utf-8"))
         except OSError as exc:  # disk full, quota: the temp file goes, any earlier output stays
             raise OutputError(f"cannot write {self.out}: {exc.strerror or exc}") from exc
         self.count += 1
@@ -57,7 +68,9 @@ class SessionsWriter:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        assert self._replace is not None
+        if self._replace is None:  # stdout: nothing to rename, and not ours to close
+            sys.stdout.flush()
+            return
         try:
             self._replace.__exit__(kind, exc, tb)
         except OSError as error:

@@ -12,6 +12,8 @@ def link_citations(
     raw: Sequence[Mapping[str, Any]], trajectory: Sequence[Mapping[str, Any]]
 ) -> list[dict[str, Any]]:
     """Each annotation with the reference it points at (``reference`` null when none does)."""
+    if not raw:
+        return []  # most answers carry none: no index to build
     index = ReferenceIndex(trajectory)
     out = []
     for item in raw:
