@@ -171,3 +171,19 @@ def test_the_max_cost_stop_message_counts_every_session_not_sent(
     written = len(read_results(out)) if out.exists() else 0  # below one session: nothing sent
     assert written < 300
     assert f"{300 - written} session(s) not sent" in capsys.readouterr().err
+
+
+async def test_each_jurors_cache_stores_the_replies_the_judge_accepted(tmp_path: Path) -> None:
+    from research_judge.clients.jury import JuryClient
+    from research_judge.judge.repeats import RepeatingJudge
+
+    caches = [tmp_path / "a", tmp_path / "b"]
+    jury = JuryClient(
+        [
+            CachingClient(ScriptedClient(good_responder, model=f"m{i}"), c)
+            for i, c in enumerate(caches)
+        ]
+    )
+    result = await RepeatingJudge(jury, repeats=2).grade(SESSION)
+    assert result.error is None
+    assert [len(entries(c)) for c in caches] == [2, 2]  # counting and scoring, per juror
