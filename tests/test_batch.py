@@ -147,7 +147,7 @@ def test_a_final_line_error_is_that_sessions_error_and_the_others_are_graded(
     src = sessions(tmp_path)
     with FakeBatchServer(answer, fail_line=reject_session_3) as srv:
         out = tmp_path / "o.jsonl"
-        assert main([*grade_args(srv, provider, src, out, "--no-cache"), "--batch"]) == 2
+        assert main([*grade_args(srv, provider, src, out, "--no-cache"), "--batch"]) == 6
     results = {r.session_id: r for r in read_results(out)}
     assert results["s-3"].error_kind == "api" and results["s-3"].verdict is None
     assert all(r.ok for sid, r in results.items() if sid != "s-3")

@@ -156,3 +156,42 @@ async def test_an_upload_whose_batch_went_unrecorded_is_found_or_made_on_the_nex
     assert [r.content[:2] for r in replies] == ["1:", "2:"]
     assert list(api.uploads) == ["u1"] and len(api.batches) == 1  # nothing uploaded or sent twice
     assert BatchState.beside(tmp_path / "o.jsonl").intents() == []
+
+
+def test_batch_progress_prints_a_line_when_a_batch_changes_state_not_per_reply() -> None:
+    import io
+
+    from research_judge.clients.batch import BatchCounters
+    from research_judge.engine.batch_progress import BatchProgress
+
+    stream = io.StringIO()
+    progress = BatchProgress(stream)
+    counters = BatchCounters(submitted=1, in_progress=1, requests_left=1500)
+    counters.statuses["b1"] = "in_progress"
+    progress(counters)
+    counters.requests_left = 1499  # one reply: no new line
+    progress(counters)
+    counters.in_progress, counters.ended, counters.failed_lines = 0, 1, 3
+    counters.statuses["b1"] = "completed"
+    progress(counters)
+    lines = stream.getvalue().splitlines()
+    assert lines == [
+        "batches: 1 submitted, 1 in progress, 0 ended | failed lines 0 (expired 0) "
+        "| requests left 1.5k",
+        "batches: 1 submitted, 0 in progress, 1 ended | failed lines 3 (expired 0) "
+        "| requests left 1.5k",
+    ]
+    quiet = io.StringIO()
+    BatchProgress(quiet, enabled=False)(counters)
+    assert quiet.getvalue() == ""
+
+
+async def test_an_unreadable_results_file_fails_the_calls_instead_of_leaving_them_waiting(
+    tmp_path: Path,
+) -> None:
+    class Garbled(MemoryBatches):
+        async def results(self, batch_id: str, status: BatchStatus) -> dict[str, Any]:
+            return dict(json.loads("{not json"))
+
+    with pytest.raises(ApiError, match="internal error reading batch b1"):
+        await asyncio.wait_for(run_all(client(Garbled(), tmp_path), [request(1)]), timeout=10)

@@ -389,7 +389,7 @@ def test_grade_judge_errors_are_one_warning_annotation(
     argv = ["grade", str(src), "--out", str(tmp_path / "o.jsonl"), "--quiet"]
     argv += ["--provider", "scripted", "--model", "m", "--replay", str(empty), "--annotations"]
 
-    assert main(argv) == 2
+    assert main(argv) == 6
 
     [line] = [x for x in capsys.readouterr().out.splitlines() if x.startswith("::")]
     assert line.startswith("::warning title=research-judge grade%3A judge errors::1 session(s)")

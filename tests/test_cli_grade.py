@@ -86,7 +86,7 @@ def test_a_replay_miss_is_a_session_error_naming_the_session(
     empty.mkdir()
     out = tmp_path / "o.jsonl"
     code = main(["grade", str(src), "--out", str(out), *REPLAY, "--replay", str(empty), "--quiet"])
-    assert code == 2
+    assert code == 6  # good input, a judge-side failure (exit-code table)
     [result] = read_results(out)
     assert result.error_kind == "replay_miss"
     assert result.error is not None and "'never-recorded'" in result.error

@@ -583,3 +583,18 @@ def test_out_folder_is_created_and_dash_is_stdout(
     captured = capsys.readouterr()
     assert json.loads(captured.out)["id"] == "anth-ev-01"  # stdout holds the sessions only
     assert captured.err.startswith("converted 1 session(s) to -")
+
+
+def test_dash_input_is_stdin(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import io
+    import sys
+
+    data = (LOGS / "anthropic.jsonl").read_bytes() + b"not json\n"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    out = tmp_path / "s.jsonl"
+    assert main(["convert", "anthropic", "-", "--out", str(out), "--quiet"]) == 2
+    assert [s["id"] for s in read(out)] == ["anth-ev-01"]
+    assert "stdin.log:2: not valid JSON" in capsys.readouterr().err
+    assert main(["convert", "anthropic", "-", "-", "--out", str(out)]) == 2

@@ -23,6 +23,7 @@ class ExitCode(IntEnum):
     PROVIDER_DOWN = 3  # the provider was unreachable or refused us (a grade run resumes)
     STOPPED = 4  # --max-cost stopped the run before every session was sent
     OUTPUT_FAILED = 5  # an output could not be written
+    JUDGE_FAILED = 6  # grade: every input was good, but some sessions ended with a judge error
     INTERNAL = 70  # a bug (sysexits' EX_SOFTWARE): never 1, so it cannot pass for a gate
     INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
     PIPE_CLOSED = 141  # 128 + SIGPIPE: the reader of stdout left (`| head`)

@@ -28,7 +28,14 @@ from ..engine import (
 )
 from ..engine.progress import Progress
 from ..engine.select import selected_sessions
-from ..errors import ConfigError, ContentRefError, ExitCode, InputFileError, ProviderDownError
+from ..errors import (
+    ConfigError,
+    ContentRefError,
+    ErrorKind,
+    ExitCode,
+    InputFileError,
+    ProviderDownError,
+)
 from ..judge.grader import Judge, JudgeSettings
 from ..judge.policy import VerdictPolicy, load_policy
 from ..judge.prompts import PromptSet
@@ -271,7 +278,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             file=err,
         )
         return ExitCode.STOPPED
-    return ExitCode.FAILED if stats.input_errors or summary.errors else ExitCode.OK
+    return grade_exit_code(len(stats.input_errors), summary.error_kinds)
 
 
 def _summary_of(path: str, order: set[str]) -> Summary:
@@ -362,3 +369,10 @@ class _NoClient:
 
     async def aclose(self) -> None:
         return None
+
+
+def grade_exit_code(input_errors: int, error_kinds: dict[str, int]) -> ExitCode:
+    """2 for anything wrong with the user's input, 6 when only the judge failed sessions."""
+    if input_errors or error_kinds.get(ErrorKind.CONTENT_REF, 0):
+        return ExitCode.FAILED
+    return ExitCode.JUDGE_FAILED if error_kinds else ExitCode.OK

@@ -102,7 +102,6 @@ def run(args: argparse.Namespace) -> int:
     if args.bootstrap < 0:
         raise ConfigError(f"--bootstrap must be 0 or more, got {args.bootstrap}")
     check_bars(args.min_kappa, args.min_fail_agreement)
-    check_stdout(args)
     suggest_out = args.suggest_out if args.suggest is not None else None
     check_distinct(
         [("RESULTS", args.results), ("--labels", args.labels)],
@@ -113,8 +112,6 @@ def run(args: argparse.Namespace) -> int:
     check_stdout(args)
     labels = read_labels(args.labels)
     results = read_results(args.results)
-    if args.suggest is not None:
-        _write_suggestions(results, labels, args.suggest, args.suggest_out)
     report = validate_run(
         results,
         labels,
@@ -123,6 +120,8 @@ def run(args: argparse.Namespace) -> int:
         min_kappa=args.min_kappa,
         min_fail_agreement=args.min_fail_agreement,
     )
+    if args.suggest is not None:
+        _write_suggestions(results, labels, report.pass_fail, args)
     out = main_output(args)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2, allow_nan=False), file=out)
@@ -160,15 +159,22 @@ def run(args: argparse.Namespace) -> int:
     return ExitCode.FLAGGED if bad else ExitCode.OK
 
 
-def _write_suggestions(results: Any, labels: Any, n: int, path: str) -> None:
-    from ..validate.suggest import suggest, write_suggestions
+def _write_suggestions(results: Any, labels: Any, stats: Any, args: argparse.Namespace) -> None:
+    from ..judge.policy import load_policy
+    from ..validate.suggest import suggest, weaker_class, write_suggestions
 
-    picked = suggest(results, labels, n)
-    write_suggestions(path, picked)
+    # Margins are distances from the floors the sessions were graded against: the [policy] of
+    # the same config file `grade` read, not the defaults.
+    lead = weaker_class(stats)
+    picked = suggest(results, labels, args.suggest, load_policy(args.config), lead)
+    write_suggestions(args.suggest_out, picked)
     fails = sum(s.judge_verdict == "fail" for s in picked)
+    n = args.suggest
     short = f" (only {len(picked)} unlabelled graded sessions)" if len(picked) < n else ""
     print(
-        f"research-judge validate: wrote {len(picked)} sessions to label to {path}{short}: "
-        f"{fails} judge fails and {len(picked) - fails} judge passes, nearest the threshold first",
+        f"research-judge validate: wrote {len(picked)} sessions to label to {args.suggest_out}"
+        f"{short}: {fails} judge fails and {len(picked) - fails} judge passes, nearest the "
+        f"threshold first, judge {lead}s leading (agreement on human {lead}s has the wider "
+        "interval)",
         file=sys.stderr,
     )

@@ -38,11 +38,7 @@ class MetricDelta:
             "delta": self.delta,
             "n_baseline": self.n_baseline,
             "n_current": self.n_current,
-            "test": self.test.name,
-            "n_pairs": self.test.n_pairs,
-            "n_moved": self.test.n_moved,
-            "p_value": self.test.p_value,
-            "significant": self.test.significant,
+            **self.test.to_dict(),
         }
 
 

@@ -9,10 +9,11 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..results.model import Result
-from .agreement import PassFailStats, full_headline, pass_fail_stats
+from .agreement import PassFailStats, pass_fail_stats
 from .dataset import Exclusions, pair
 from .gates import Gate, evaluate
 from .guidance import Guidance, guidance
+from .headline import full_headline
 from .labels import Labels
 from .length_bias import LengthBias, length_bias
 from .ordinal import CriterionAgreement, criterion_agreement

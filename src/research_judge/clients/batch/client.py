@@ -94,7 +94,9 @@ class BatchClient:
         self._pending: list[str] = []
         self._flusher: asyncio.Task[None] | None = None
         self._watchers: dict[str, asyncio.Task[None]] = {}
-        # Raw lines of batches that have ended, by batch id then custom_id.
+        # Raw lines of batches that have ended and not yet been asked for, by batch id then
+        # custom_id: a line is dropped once delivered (its reply is in the response cache if
+        # that is on), so memory holds only what a resumed run has still to ask for.
         self._ended: dict[str, dict[str, object]] = {}
         # Batches whose line for a key failed: that key goes to a new batch, not back to them.
         self._spent: set[tuple[str, str]] = set()
@@ -143,7 +145,7 @@ class BatchClient:
         if record is not None and (record.batch_id, key) not in self._spent:
             ended = self._ended.get(record.batch_id)
             if ended is not None:
-                self._deliver(record.batch_id, key, ended.get(key))
+                self._deliver(record.batch_id, key, ended.pop(key, None))
             else:
                 self._watch(record, resumed=True)
             return
@@ -158,8 +160,14 @@ class BatchClient:
             if len(self._pending) != seen and len(self._pending) < self.api.max_requests:
                 continue  # still arriving: let the round fill
             keys, self._pending = self._pending, []
-            for chunk in self._chunks(keys):
-                await self._submit(chunk)
+            try:
+                for chunk in self._chunks(keys):
+                    await self._submit(chunk)
+            except Exception as exc:  # a bug must fail its calls, never leave them waiting
+                error = ApiError(f"internal error sending a batch: {type(exc).__name__}: {exc}")
+                for key in keys:
+                    if key in self._waiters:
+                        self._fail(key, error)
 
     def _chunks(self, keys: list[str]) -> list[list[tuple[str, object]]]:
         chunks: list[list[tuple[str, object]]] = []
@@ -231,6 +239,13 @@ class BatchClient:
         self._watchers[record.batch_id] = task
 
     async def _follow(self, record: BatchRecord) -> None:
+        try:
+            await self._follow_until_ended(record)
+        except Exception as exc:  # e.g. an unreadable results file: fail, never hang
+            reason = f"internal error reading batch {record.batch_id}: {type(exc).__name__}: {exc}"
+            self._give_up(record, ApiError(reason))
+
+    async def _follow_until_ended(self, record: BatchRecord) -> None:
         batch_id = record.batch_id
         failures = 0
         while True:
@@ -256,12 +271,12 @@ class BatchClient:
         except ApiError as exc:
             self._give_up(record, exc)
             return
-        self.counters.in_progress -= 1
-        self.counters.ended += 1
         self._ended[batch_id] = lines
         for key in record.custom_ids:
             if key in self._waiters:
-                self._deliver(batch_id, key, lines.get(key))
+                self._deliver(batch_id, key, lines.pop(key, None))
+        self.counters.in_progress -= 1
+        self.counters.ended += 1
         self._changed()
 
     def _give_up(self, record: BatchRecord, exc: ApiError) -> None:
