@@ -232,6 +232,22 @@ def test_bad_flags_are_one_line_errors_with_exit_2(
     assert err.startswith("research-judge grade: error:") and "\n" not in err
 
 
+def test_a_max_cost_below_the_first_session_says_so_with_exit_4_and_sends_nothing(
+    tmp_path: Path, server: FakeOpenAIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The budget stops the run before any session is written: there is no results file yet,
+    # and the summary must not fail reading one (it used to exit 2, "cannot read results").
+    src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(3)])
+    out = tmp_path / "o.jsonl"
+    code = main(["grade", str(src), "--out", str(out), *net(server, tmp_path),
+                 "--max-cost", "0.0000001"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 4, err
+    assert "--max-cost $1e-07 reached; 3 session(s) not sent" in err
+    assert "cannot read results" not in err
+    assert server.stats.requests == 0
+
+
 def test_a_max_cost_of_zero_is_refused_not_taken_as_no_limit(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -12,7 +12,8 @@ from research_judge.clients.base import JudgeClient
 from research_judge.clients.cache import CachingClient
 from research_judge.clients.chain import ClientSettings, build_client, layers, resilience_of
 from research_judge.clients.recording import RecordingClient, ReplayClient
-from research_judge.clients.resilience import ResilientClient, RetryPolicy
+from research_judge.clients.resilience import ResilientClient
+from research_judge.clients.settings import RetryPolicy
 from research_judge.engine import RunOptions
 
 

@@ -598,3 +598,103 @@ def test_dash_input_is_stdin(
     assert [s["id"] for s in read(out)] == ["anth-ev-01"]
     assert "stdin.log:2: not valid JSON" in capsys.readouterr().err
     assert main(["convert", "anthropic", "-", "-", "--out", str(out)]) == 2
+
+
+# --- hostile logs ---------------------------------------------------------------------------------
+
+DEEP = "[" * 100_000 + "]" * 100_000  # deeper than the JSON decoder's recursion limit
+
+
+def test_deeply_nested_json_lines_are_named_not_a_crash(tmp_path: Path) -> None:
+    goods = {
+        "openai-chat": read(LOGS / "openai_chat.jsonl")[0],
+        "anthropic": read(LOGS / "anthropic.jsonl")[0],
+        "otel": _simple_trace("t-ok"),
+    }
+    for fmt, good in goods.items():
+        log = write_jsonl(tmp_path / f"{fmt}.jsonl", DEEP, '{"id": "d", "messages": ' + DEEP + "}")
+        with log.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(good) + "\n")
+        stats = convert_files(fmt, [log], tmp_path / f"{fmt}.out.jsonl")
+        assert stats.sessions == 1, fmt
+        assert [str(e) for e in stats.errors] == [
+            f"{log}:1: not valid JSON: nested too deeply",
+            f"{log}:2: not valid JSON: nested too deeply",
+        ], fmt
+
+
+def _with_chat_span_field(trace: str, key: str, value: Any) -> dict[str, Any]:
+    export = _simple_trace(trace)
+    export["resourceSpans"][0]["scopeSpans"][0]["spans"][1][key] = value
+    return export
+
+
+def test_otel_span_with_bad_numbers_is_named_and_the_rest_converted(tmp_path: Path) -> None:
+    bad_int = [{"key": "gen_ai.usage.input_tokens", "value": {"intValue": "x"}}]
+    log = write_jsonl(
+        tmp_path / "t.jsonl",
+        _with_chat_span_field("t-time", "startTimeUnixNano", "soon"),
+        _with_chat_span_field("t-int", "attributes", bad_int),
+        _with_chat_span_field("t-attr", "attributes", ["not an attribute"]),
+        _with_chat_span_field("t-dbl", "attributes", [{"key": "d", "value": {"doubleValue": "x"}}]),
+        _simple_trace("t-ok"),
+    )
+    sessions, errors = convert("otel", tmp_path, log)
+    assert [s["id"] for s in sessions] == ["t-ok"]
+    assert [str(e) for e in errors] == [
+        f"{log}:1: span 'chat': startTimeUnixNano is not an integer ('soon')",
+        f"{log}:2: span 'chat': attribute 'gen_ai.usage.input_tokens': "
+        "intValue is not an integer ('x')",
+        f"{log}:3: span 'chat': an attribute is not a key/value object",
+        f"{log}:4: span 'chat': attribute 'd': doubleValue is not a number",
+    ]
+
+
+def test_otel_deeply_nested_messages_attribute_is_named(tmp_path: Path) -> None:
+    export = _simple_trace("t-deep")
+    chat = export["resourceSpans"][0]["scopeSpans"][0]["spans"][1]
+    chat["attributes"][1]["value"]["stringValue"] = DEEP
+    log = write_jsonl(tmp_path / "t.jsonl", export, _simple_trace("t-ok"))
+    sessions, errors = convert("otel", tmp_path, log)
+    assert [s["id"] for s in sessions] == ["t-ok"]
+    assert [str(e) for e in errors] == [
+        f"{log}: trace t-deep: span 'chat': gen_ai.input.messages is nested too deeply"
+    ]
+
+
+def test_anthropic_result_blocks_of_the_wrong_shape_are_named_not_a_crash(tmp_path: Path) -> None:
+    def fetched(session_id: str, content: Any) -> dict[str, Any]:
+        use = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_fetch", "input": {}}
+        result = {"type": "web_fetch_tool_result", "tool_use_id": "srvtoolu_1", "content": content}
+        return {
+            "id": session_id,
+            "messages": [
+                {"role": "user", "content": "Q?"},
+                {"role": "assistant", "content": [use, result, {"type": "text", "text": "A."}]},
+            ],
+        }
+
+    odd_document = {"type": "tool_result", "tool_use_id": "t1"}
+    odd_document["content"] = [{"type": "document", "source": "not an object"}]
+    log = write_jsonl(
+        tmp_path / "a.jsonl",
+        fetched("f1", "a string"),
+        fetched("f2", {"type": "web_fetch_result", "url": "https://x.test", "content": "text"}),
+        {
+            "id": "doc",
+            "messages": [
+                {"role": "user", "content": "Q?"},
+                {"role": "user", "content": [odd_document]},
+                {"role": "assistant", "content": "A."},
+            ],
+        },
+    )
+    sessions, errors = convert("anthropic", tmp_path, log)
+    assert [str(e) for e in errors] == [
+        f"{log}:1: record 'f1': tool call 'srvtoolu_1': web_fetch_tool_result content "
+        "must be an object, got str",
+        f"{log}:2: record 'f2': tool call 'srvtoolu_1': web_fetch_result content "
+        "must be an object, got str",
+    ]
+    (session,) = sessions
+    assert session["trajectory"][0]["unreadable"] == "1 block(s) of type document"

@@ -135,6 +135,10 @@ def test_suggest_and_stability_measure_margins_against_the_config_policy(
     main(["stability", str(repeated), "--json", "--bootstrap", "0", "--config", str(config)])
     detail = json.loads(capsys.readouterr().out)["unstable_detail"]
     assert detail[0]["margin"] == pytest.approx(0.05)
+    # The report's stability section reads the same policy.
+    md = tmp_path / "report.md"
+    assert main(["report", str(repeated), "--md", str(md), "--config", str(config)]) == 0
+    assert "w: 1 pass / 2 fail, margin 0.050" in md.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize(

@@ -160,9 +160,7 @@ def test_html_and_markdown_show_the_bars_and_the_corrected_rate() -> None:
     from research_judge.report import build_report, render_html, render_markdown
 
     results, labels = run_with_unlabelled((66, 2, 16, 16), 10, 5)
-    agreement = validate_run(
-        results, labels, n_boot=500, min_kappa=0.6, min_fail_agreement=0.4
-    ).to_dict()
+    agreement = validate_run(results, labels, n_boot=500, min_kappa=0.6, min_fail_agreement=0.4)
     data = build_report(results, agreement=agreement)
     html, md = render_html(data), render_markdown(data)
     for page in (html, md):

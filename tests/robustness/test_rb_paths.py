@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 from hostile import REPLAY, SESSIONS
 
+from research_judge._files import write_atomically
 from research_judge.cli import main
 from research_judge.errors import ConfigError
 from research_judge.results.model import read_results
 from research_judge.results.output import ResultsFile
-from research_judge.safety import atomic_write, check_distinct
+from research_judge.safety import check_distinct
 from results_support import make_result, write_results
 
 # Device nodes of our own (null: 1,3; full: 1,7) in the test's folder, never the system's: were
@@ -199,7 +200,7 @@ def test_a_new_report_gets_the_usual_shareable_mode(tmp_path: Path) -> None:
     out = tmp_path / "new.md"
     old = os.umask(0o022)
     try:
-        atomic_write(out, "x")
+        write_atomically(out, "x")
     finally:
         os.umask(old)
     assert stat.S_IMODE(out.stat().st_mode) == 0o644

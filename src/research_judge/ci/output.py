@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from .._files import write_atomically
 from ..errors import OutputError
-from ..safety import atomic_write
 
 STDOUT = "-"
 
@@ -20,9 +20,9 @@ def write_output(target: str | Path, text: str, what: str, stdout: TextIO | None
         stream.write(text)
         stream.flush()
         return
-    # Through safety.atomic_write: an exclusive temp file beside the target, renamed over it; a
+    # Through _files.write_atomically: an exclusive temp file beside the target, renamed over it; a
     # symlinked target stays a link and keeps its mode; a device, FIFO or folder is refused.
     try:
-        atomic_write(target, text, what)
+        write_atomically(target, text, what=what)
     except OSError as exc:
         raise OutputError(f"cannot write {what} {target}: {exc.strerror or exc}") from exc

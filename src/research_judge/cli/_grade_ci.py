@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Collection, Sequence
 from pathlib import Path
@@ -29,8 +28,11 @@ def emit_grade_ci(
     from ..report import build_report, render_markdown
 
     # A --max-cost below one session's estimate stops before --out is even created.
-    written = iter_results(args.out) if os.path.exists(args.out) else iter(())
-    results = [r for r in written if not isinstance(r, InputFileError) and r.session_id in selected]
+    results = [
+        r
+        for r in iter_results(args.out, missing_ok=True)
+        if not isinstance(r, InputFileError) and r.session_id in selected
+    ]
 
     def annotations() -> list[str]:
         lines = [

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 from dataclasses import fields
 from typing import TextIO
 
@@ -36,9 +35,9 @@ from ..errors import (
     InputFileError,
     ProviderDownError,
 )
+from ..judge.build import build_judge
 from ..judge.grader import Judge, JudgeSettings
 from ..judge.policy import VerdictPolicy, load_policy
-from ..judge.prompts import PromptSet
 from ..results.model import iter_results
 from ..results.summary import Summary, format_summary, summarize
 from ..safety import check_distinct, check_finite, check_output_target
@@ -114,7 +113,7 @@ def judge_limits(args: argparse.Namespace, err: TextIO) -> ModelLimits:
     return chosen
 
 
-def build_judge(
+def judge_for(
     args: argparse.Namespace, client: JudgeClient, prices: PriceTable, limits: ModelLimits
 ) -> Judge:
     # Every policy field has a --min-* flag of the same name; unset flags are None.
@@ -125,27 +124,15 @@ def build_judge(
         strict_evidence=args.strict_evidence,
         temperature=args.temperature,
     )
-    repeats = getattr(args, "repeats", 1)
-    if isinstance(client, JuryClient):
-        repeats = len(client)
-    if repeats != 1:
-        from ..judge.repeats import RepeatingJudge
-
-        return RepeatingJudge(
-            client,
-            repeats=repeats,
-            prompts=PromptSet(args.prompts),
-            policy=policy,
-            settings=settings,
-            prices=prices,
-            limits=limits,
-        )
-    return Judge(
+    # A jury is one sample per juror: the repeats machinery combines them.
+    repeats = len(client) if isinstance(client, JuryClient) else args.repeats
+    return build_judge(
         client,
-        prompts=PromptSet(args.prompts),
+        prompts=args.prompts,
         policy=policy,
         settings=settings,
         prices=prices,
+        repeats=repeats,
         limits=limits,
     )
 
@@ -182,7 +169,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     )
     try:
         # After the client: a bad flag is reported alone, before any notice.
-        judge = build_judge(args, client, prices, judge_limits(args, err))
+        judge = judge_for(args, client, prices, judge_limits(args, err))
         budget = (
             Budget(args.max_cost, Estimator(judge, prices)) if args.max_cost is not None else None
         )
@@ -283,7 +270,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
 
 def _summary_of(path: str, order: set[str]) -> Summary:
     # A --max-cost below one session's estimate stops before the file is even created.
-    written = iter_results(path) if os.path.exists(path) else iter(())
+    written = iter_results(path, missing_ok=True)
     return summarize(
         r for r in written if not isinstance(r, InputFileError) and r.session_id in order
     )
@@ -301,7 +288,7 @@ async def _dry_run(
     args: argparse.Namespace, selection: Selection, prices: PriceTable, err: TextIO, out: TextIO
 ) -> int:
     # A dry run needs the prompts and the model name, never a client: use a stand-in.
-    judge = build_judge(args, _NoClient(args.provider, args.model), prices, judge_limits(args, err))
+    judge = judge_for(args, _NoClient(args.provider, args.model), prices, judge_limits(args, err))
     estimator = Estimator(judge, prices)
     store = open_store(args.store) if args.store else None
     n = bad = unreadable = unread = tokens_in = tokens_out = calls = split = 0

@@ -11,7 +11,7 @@ import json
 import sys
 from typing import Any
 
-from ..compare.core import DEFAULT_CRITICAL_THRESHOLD, DEFAULT_THRESHOLD
+from ..compare.model import DEFAULT_CRITICAL_THRESHOLD, DEFAULT_THRESHOLD
 from ..errors import ExitCode, UserError
 from ._ci import add_ci_flags, check_stdout, emit, main_output
 from .config import add_config_flag

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from ..clients._http import DEFAULT_TIMEOUT
-from ..clients.chain import ClientSettings, default_cache_dir
+from ..clients.settings import ClientSettings, default_cache_dir
 from ..engine.select import Selection
-from ..judge.grader import JudgeSettings
 from ..judge.policy import VerdictPolicy
+from ..judge.settings import DEFAULT_REPEATS, JudgeSettings
 from ._ci import add_ci_flags, check_stdout, main_output
 from ._help import DefaultsFormatter
 from ._stdin import STDIN, spooled_stdin
@@ -77,11 +77,11 @@ def register(subparsers: Any) -> None:
     judge.add_argument(
         "--repeats",
         type=int,
-        default=1,
+        default=DEFAULT_REPEATS,
         metavar="K",
         help="K judge samples of every call (set --temperature above 0); the session gets the "
         "majority verdict, mean ratios and median scores, and every sample is kept in its "
-        "result for `research-judge stability` (default 1)",
+        "result for `research-judge stability` (default %(default)s)",
     )
     judge.add_argument(
         "--jury",
@@ -212,6 +212,7 @@ def _temperature(text: str) -> float | None:
 
 
 def run_grade(args: argparse.Namespace) -> int:
+
     from ._grading import execute
     from ._stopping import run_stoppable, saved_lines
 

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from ..errors import ConfigError, ExitCode
+from ..stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from ._ci import add_ci_flags, check_stdout, emit, main_output
 from .config import add_config_flag
 
@@ -48,16 +49,16 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--seed",
         type=int,
-        default=0,
-        help="random seed of the bootstrap, so reports are reproducible (default: 0)",
+        default=BOOTSTRAP_SEED,
+        help="random seed of the bootstrap, so reports are reproducible (default: %(default)s)",
     )
     p.add_argument(
         "--bootstrap",
         type=int,
-        default=10_000,
+        default=BOOTSTRAP_RESAMPLES,
         metavar="N",
-        help="bootstrap resamples for the kappa interval (default: 10000; 0 uses the analytic "
-        "interval only)",
+        help="bootstrap resamples for the kappa interval (default: %(default)s; 0 uses the "
+        "analytic interval only)",
     )
     p.add_argument(
         "--min-kappa",

@@ -38,6 +38,19 @@ MODES: dict[str, tuple[str, ...]] = {
     "anthropic": get_args(AnthropicMode),
 }
 
+
+def check_choices(provider: str, model: str, mode: str | None) -> str:
+    """Refuse an unknown provider, an empty model or a mode the provider lacks; return the
+    mode to use (the provider's first when none is given)."""
+    if provider not in MODES:
+        raise ConfigError(f"unknown provider {provider!r}; choose one of {', '.join(MODES)}")
+    if not model:
+        raise ConfigError("no judge model given (--model)")
+    chosen = mode or MODES[provider][0]
+    check_mode(provider, chosen)
+    return chosen
+
+
 # 408 request timeout, 409 conflict (OpenAI's "try again"), 425 too early, every 5xx.
 _TRANSIENT_STATUSES = frozenset({408, 409, 425})
 # Anthropic answers 529 when it is overloaded: that is back-pressure, like a 429.

@@ -14,13 +14,13 @@ credentials and nothing else is stored, so recordings are safe to commit.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from research_judge._files import write_atomically
+from research_judge._validation import describe_validation_error
 from research_judge.clients.base import (
     JudgeClient,
     JudgeRequest,
@@ -125,14 +125,8 @@ class RecordingClient:
                 out.write(line + "\n")
             return
         text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=ascii_only)
-        fd, tmp = tempfile.mkstemp(dir=self.path, prefix=f".{exchange.key}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(text + "\n")
-            os.replace(tmp, self.path / f"{exchange.key}.json")
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        # Private: an exchange holds session text, which may not be everyone's to read.
+        write_atomically(self.path / f"{exchange.key}.json", text + "\n", private=True)
 
     def reply_checked(self, request: JudgeRequest, response: JudgeResponse, valid: bool) -> None:
         forward_reply_checked(self.inner, request, response, valid)
@@ -202,13 +196,7 @@ def _parse(text: str, path: Path, line: int | None) -> Exchange:
     except jsonin.UnusableJson as exc:
         raise InputFileError(path, f"not a recorded exchange ({exc})", line) from None
     except ValidationError as exc:
-        errors = exc.errors()
-        problem = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'exchange'}: {err['msg']}"
-            for err in errors[:4]
-        )
-        if len(errors) > 4:
-            problem += f"; and {len(errors) - 4} more"
+        problem = describe_validation_error(exc, limit=4, root="exchange")
         raise InputFileError(path, f"not a recorded exchange ({problem})", line) from None
 
 

@@ -16,7 +16,6 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 from tenacity.wait import wait_base, wait_random_exponential
@@ -29,21 +28,12 @@ from ..errors import (
     TransientApiError,
 )
 from .base import JudgeClient, JudgeRequest, JudgeResponse, forward_reply_checked
+from .settings import RetryPolicy
 from .variant import variant_of
 
 # Rejected key, forbidden model or endpoint, unknown model or URL, proxy wanting credentials:
 # every later call would get the same answer.
 FATAL_STATUSES = frozenset({401, 403, 404, 407})
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    attempts: int = 8
-    max_retry_after: float = 60.0
-    backoff_base: float = 0.5
-    backoff_max: float = 30.0
-    down_after: float = 120.0
-    min_failures_for_down: int = 10
 
 
 class AdaptiveLimiter:

@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..stats.paired import PairedTest
-from .rejudged import Decomposition
+
+if TYPE_CHECKING:  # the compare flags read this module's thresholds at --help time
+    from .rejudged import Decomposition
+
+# The defaults of the flags, here once for the library, the CLI and the report (in this light
+# module, so ``--help`` does not load the comparison itself).
+DEFAULT_THRESHOLD = 0.05
+DEFAULT_CRITICAL_THRESHOLD = 0.10
 
 Severity = Literal["warning", "critical"]
 # Said wherever a comparison is shown (text, warnings, HTML, Markdown) when the judges differ.

@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .._files import read_text
+from .._validation import describe_validation_error
 from ..clients.base import Usage
 from ..errors import InputFileError
 
@@ -157,10 +158,8 @@ def _parse(text: str, path: str | Path) -> _PriceFile:
     try:
         return _PriceFile.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        key = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
-        raise InputFileError(path, f"{key}: {first['msg']}{more}") from exc
+        problem = describe_validation_error(exc, limit=1, root="(top level)")
+        raise InputFileError(path, problem) from exc
 
 
 def _to_prices(parsed: _PriceFile) -> dict[str, ModelPrice]:

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .._files import read_text
+from .._validation import describe_validation_error
 from ..errors import ConfigError, InputFileError
 from .prices import snapshot_base
 
@@ -153,6 +154,5 @@ def _parse(text: str, path: str | Path) -> _Table:
     try:
         return _Table.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        key = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        raise InputFileError(path, f"{key}: {first['msg']}") from exc
+        problem = describe_validation_error(exc, limit=1, root="(top level)")
+        raise InputFileError(path, problem) from exc

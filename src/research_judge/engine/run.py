@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..clients.base import JudgeRequest
-from ..clients.chain import ClientSettings
+from ..clients.settings import ClientSettings
 from ..cost.estimate import Budget
 from ..errors import (
     ConfigError,

@@ -28,7 +28,6 @@ from ..cost.prices import PriceTable
 from ..cost.windows import ModelLimits, WindowTable
 from ..errors import (
     ApiError,
-    ConfigError,
     ContentRefError,
     ContextLengthError,
     ErrorKind,
@@ -61,25 +60,13 @@ from .markers import marker_nonce
 from .planning import Planner, Unplannable
 from .policy import VerdictPolicy
 from .prompts import PromptSet
+from .settings import JudgeSettings
+
+__all__ = ["Judge", "JudgeSettings"]
 from .ratios import compute_ratios
 from .verdicts import COUNTING_SCHEMA, SCORING_SCHEMA, Score, Verdict, parse_scoring
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class JudgeSettings:
-    """How the judge is asked. Every default lives here and only here."""
-
-    max_attempts: int = 3
-    strict_evidence: bool = False
-    temperature: float | None = 0.0
-    counting_max_tokens: int = 8192
-    scoring_max_tokens: int = 2048
-
-    def __post_init__(self) -> None:
-        if self.max_attempts < 1:
-            raise ConfigError(f"max attempts must be at least 1, got {self.max_attempts}")
 
 
 @dataclass

@@ -20,7 +20,8 @@ from .schema import strict_schema
 Check = Literal["relevant", "used", "grounded"]
 Answer = Literal["yes", "no"]
 Criterion = Literal["effectiveness", "fluff", "structure"]
-CRITERIA: tuple[Criterion, ...] = ("effectiveness", "fluff", "structure")
+# The scoring criteria (call 2); ``results.model.CRITERIA`` is these plus the three ratios.
+SCORE_NAMES: tuple[Criterion, ...] = ("effectiveness", "fluff", "structure")
 REFERENCE_CHECKS: tuple[Check, ...] = ("relevant", "used")
 
 
@@ -152,7 +153,7 @@ def parse_scoring(text: str) -> dict[str, Score]:
     except ValidationError as exc:
         raise InvalidJudgeOutput(_schema_problems(exc)) from exc
     counts = Counter(s.criterion for s in wire.scores)
-    problems = [f"criterion {c!r} is missing" for c in CRITERIA if counts[c] == 0]
+    problems = [f"criterion {c!r} is missing" for c in SCORE_NAMES if counts[c] == 0]
     problems += [f"criterion {c!r} appears {n} times" for c, n in counts.items() if n > 1]
     if problems:
         raise InvalidJudgeOutput(problems)

@@ -6,20 +6,34 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ..compare import DEFAULT_THRESHOLD
+from ..compare.model import DEFAULT_THRESHOLD
 from ..errors import ConfigError, OutputError
-from ..results.model import Result, read_results
-from ..safety import atomic_write, check_distinct, check_output_target
-from .data import DEFAULT_WORST, ReportData, build_report
-from .render import MARKDOWN_WORST, render_html, render_markdown
+from ..judge.policy import VerdictPolicy
+from ..safety import check_distinct, check_output_target
 
 if TYPE_CHECKING:
+    from ..results.model import Result
     from ..validate import Labels
+    from .data import ReportData, build_report
+    from .render import MARKDOWN_WORST, render_html, render_markdown
+
+DEFAULT_WORST = 10
+"""How many of the worst sessions the HTML report shows in detail (``report --worst``)."""
+
+# Loaded on first use (Jinja, the statistics): ``report --help`` reads only DEFAULT_WORST.
+_LAZY = {
+    "MARKDOWN_WORST": ".render",
+    "ReportData": ".data",
+    "build_report": ".data",
+    "render_html": ".render",
+    "render_markdown": ".render",
+}
 
 STDOUT = "-"
 
@@ -44,6 +58,7 @@ def write_report(
     rejudged: str | Path | Sequence[Result] | None = None,
     worst: int = DEFAULT_WORST,
     threshold: float = DEFAULT_THRESHOLD,
+    policy: VerdictPolicy | None = None,
 ) -> ReportData:
     """Write the HTML and/or Markdown report of a run (results, labels and a baseline run each
     from a file or already in memory).
@@ -51,6 +66,9 @@ def write_report(
     Bad input raises ``InputFileError`` naming the file and line, before anything is written.
     Returns the report's data, for callers that render it once more (a CI step summary).
     """
+    from .data import build_report
+    from .render import render_html, render_markdown
+
     if html is None and md is None:
         raise ConfigError("nothing to write: give an HTML path, a Markdown path, or both")
     if str(html) == STDOUT and str(md) == STDOUT:
@@ -79,7 +97,7 @@ def write_report(
         from ..validate import read_labels, validate_run
 
         read = read_labels(labels) if isinstance(labels, str | Path) else labels
-        agreement = validate_run(current, read).to_dict()
+        agreement = validate_run(current, read)
     older, baseline_source = (None, "") if baseline is None else _run(baseline)
     data = build_report(
         current,
@@ -90,6 +108,7 @@ def write_report(
         threshold=threshold,
         source=source,
         baseline_source=baseline_source,
+        policy=policy,
     )
     if html is not None:
         _emit(html, render_html(data), "--html")
@@ -104,8 +123,10 @@ def _emit(target: str | Path, text: str, flag: str) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
     else:
+        from .._files import write_atomically
+
         try:
-            atomic_write(target, text, flag)
+            write_atomically(target, text, what=flag)
         except OSError as exc:
             raise OutputError(f"cannot write {flag} {target}: {exc.strerror or exc}") from exc
 
@@ -113,5 +134,14 @@ def _emit(target: str | Path, text: str, flag: str) -> None:
 def _run(results: str | Path | Sequence[Result]) -> tuple[Sequence[Result], str]:
     """A run's results and the name the report shows for it (none when held in memory)."""
     if isinstance(results, str | Path):
+        from ..results.model import read_results
+
         return read_results(results), Path(results).name
     return results, ""
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module, __name__), name)

@@ -18,9 +18,11 @@ from typing import IO
 
 from pydantic import ValidationError
 
+from .._files import atomic_file
+from .._validation import describe_validation_error
 from ..errors import ErrorKind, InputFileError
-from ..safety import atomic_replace, check_output_target
-from .model import Result, first_problem
+from ..safety import check_output_target
+from .model import Result
 
 # Errors that say nothing about the session itself: worth another try on any resume (an
 # offloaded text that could not be read may be there, or readable, next time).
@@ -95,8 +97,8 @@ class ResultsFile:
                         # Complete, yet unreadable: damage to report, never to cut away.
                         raise InputFileError(
                             self.path,
-                            f"not a valid result line ({first_problem(exc)}); refusing to resume "
-                            "over it",
+                            f"not a valid result line ({describe_validation_error(exc, limit=1)}); "
+                            "refusing to resume over it",
                             number,
                         ) from None
                     torn_at = start
@@ -188,7 +190,7 @@ class ResultsFile:
         if [ln.offset for ln in wanted] == [ln.offset for ln in self._lines]:
             return False
         # Through a temporary file: a symlinked results file stays a link, and keeps its mode.
-        with self.path.open("rb") as src, atomic_replace(self.path, "results file") as dst:
+        with self.path.open("rb") as src, atomic_file(self.path, what="results file") as dst:
             for line in wanted:
                 src.seek(line.offset)
                 dst.write(src.read(line.length))

@@ -1,21 +1,16 @@
 """What the tool refuses to do to the user's files and budget, kept in one place.
 
 - ``paths``: an output may not be one of the command's inputs, nor a device, FIFO or folder;
-- ``atomic``: whole-file writes go through an exclusive temporary file in the target's folder,
-  keeping a symlinked target a link and keeping its mode;
 - ``lock``: one run at a time per results file;
 - ``settings``: numbers must be finite and in range, URLs must not carry credentials.
 """
 
-from .atomic import atomic_replace, atomic_write
 from .lock import OutputLock
 from .paths import check_distinct, check_output_target
 from .settings import check_base_url, check_finite
 
 __all__ = [
     "OutputLock",
-    "atomic_replace",
-    "atomic_write",
     "check_base_url",
     "check_distinct",
     "check_finite",

@@ -10,11 +10,14 @@ existing output must be a regular file.
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..errors import ConfigError, OutputError
+# One copy: the atomic writer refuses non-regular targets itself, and the verbs check up front.
+from .._files import check_output_target
+from ..errors import ConfigError
+
+__all__ = ["check_distinct", "check_output_target"]
 
 Named = tuple[str, "str | Path | None"]
 
@@ -55,35 +58,3 @@ def check_distinct(inputs: Iterable[Named], outputs: Iterable[Named]) -> None:
                     f"{what} {path} and {other_what} {other_path} are the same file: one would "
                     "overwrite the other; give each its own path"
                 )
-
-
-def _kind(mode: int) -> str:
-    for test, name in (
-        (stat.S_ISDIR, "a folder"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISSOCK, "a socket"),
-    ):
-        if test(mode):
-            return name
-    return "something else"
-
-
-def check_output_target(what: str, path: str | Path) -> None:
-    """Refuse an existing output that is not a regular file (after following links).
-
-    Writing to a device or FIFO is never what a results file or report wants: ``/dev/full``
-    would be read as one endless line, a FIFO would block, a device node would be replaced.
-    """
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise OutputError(f"cannot write {what} {path}: {exc.strerror or exc}") from exc
-    if not stat.S_ISREG(st.st_mode):
-        raise OutputError(
-            f"{what} {path}: exists and is not a regular file ({_kind(st.st_mode)}); not "
-            "replacing it (research-judge writes only regular files)"
-        )

@@ -19,6 +19,7 @@ from pydantic import (
     model_validator,
 )
 
+from .._validation import describe_validation_error
 from ..errors import InputFileError
 from ..safety import jsonin
 from .citations import AnswerCitation
@@ -133,14 +134,3 @@ def parse_session_line(path: Path, number: int, line: str) -> Session | InputFil
     except ValidationError as exc:
         label = f"session {raw['id']!r}: " if isinstance(raw.get("id"), str) else ""
         return InputFileError(path, label + describe_validation_error(exc), number)
-
-
-def describe_validation_error(exc: ValidationError) -> str:
-    """The first problem of a pydantic error, in words: ``trajectory.1.content: missing``."""
-    parts = []
-    for err in exc.errors()[:3]:
-        where = ".".join(str(p) for p in err.get("loc", ()))
-        msg = "missing" if err.get("type") == "missing" else str(err.get("msg"))
-        msg = msg.removeprefix("Value error, ")
-        parts.append(f"{where}: {msg}" if where else msg)
-    return "; ".join(parts)

@@ -7,6 +7,7 @@ cannot rule out chance is no reassurance at all.
 
 from __future__ import annotations
 
+from .._format import pct
 from .agreement import PassFailStats
 
 # Reading the kappa interval for the trust sentence: a lower end at or below 0 cannot rule out
@@ -84,7 +85,7 @@ def headline(s: PassFailStats) -> str:
 
 
 def _pct(x: float | None) -> str:
-    return "n/a" if x is None else f"{100 * x:.0f}%"
+    return pct(x, 0)
 
 
 def _p(p: float) -> str:

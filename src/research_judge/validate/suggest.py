@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from .._files import write_atomically
 from ..errors import ConfigError
 from ..judge.policy import VerdictPolicy
 from ..results.model import RATIO_NAMES, SCORE_NAMES, Result
@@ -153,16 +152,10 @@ def write_suggestions(path: str | Path, suggestions: Sequence[Suggestion]) -> No
     target = Path(path)
     if target.exists():
         raise ConfigError(f"{target}: already exists; not overwriting it (choose another path)")
-    text = to_csv(suggestions)
-    fd, tmp = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        # link() refuses an existing target, so a file created meanwhile is not replaced either.
-        os.link(tmp, target)
+        # replace=False: a file created meanwhile is not replaced either.
+        write_atomically(target, to_csv(suggestions), replace=False, parents=False)
     except FileExistsError as exc:
         raise ConfigError(f"{target}: already exists; not overwriting it") from exc
     except OSError as exc:
         raise ConfigError(f"{target}: cannot write suggestions: {exc.strerror or exc}") from exc
-    finally:
-        Path(tmp).unlink(missing_ok=True)

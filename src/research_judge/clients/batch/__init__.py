@@ -6,11 +6,8 @@ validation, re-asks, assembly) is the direct run's; only the waiting differs. Se
 
 from __future__ import annotations
 
-from research_judge.clients.batch.client import (
-    DEFAULT_POLL_INTERVAL,
-    BatchClient,
-    BatchCounters,
-)
+from research_judge.clients.batch.client import BatchClient, BatchCounters
 from research_judge.clients.batch.state import BatchRecord, BatchState
+from research_judge.clients.settings import DEFAULT_POLL_INTERVAL
 
 __all__ = ["DEFAULT_POLL_INTERVAL", "BatchClient", "BatchCounters", "BatchRecord", "BatchState"]

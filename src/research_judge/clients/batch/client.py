@@ -28,6 +28,7 @@ from research_judge.clients.base import JudgeRequest, JudgeResponse
 from research_judge.clients.batch.api import BatchAPI, LineResult
 from research_judge.clients.batch.state import BatchRecord, BatchState
 from research_judge.clients.resilience import FATAL_STATUSES
+from research_judge.clients.settings import DEFAULT_POLL_INTERVAL
 from research_judge.clients.variant import variant_of
 from research_judge.errors import (
     ApiError,
@@ -36,8 +37,6 @@ from research_judge.errors import (
     TransientApiError,
 )
 
-DEFAULT_POLL_INTERVAL = 30.0
-"""Seconds between two polls of a batch (``--batch-poll``)."""
 DEFAULT_SETTLE = 0.2
 """Seconds without a new request before a round is sent."""
 LINE_ATTEMPTS = 3

@@ -18,14 +18,13 @@ in the few milliseconds between its answer and our record is the one window left
 
 from __future__ import annotations
 
-import os
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from research_judge._files import write_atomically
 from research_judge.errors import ConfigError, InputFileError
 
 FORMAT = 1
@@ -112,8 +111,10 @@ class BatchState:
         name = batch_id or f"upload-{upload_id}"
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
-            _write_atomically(
-                self.directory / f"{sequence:06d}-{_safe(name)}.json", record.model_dump_json()
+            write_atomically(
+                self.directory / f"{sequence:06d}-{_safe(name)}.json",
+                record.model_dump_json(),
+                private=True,  # as before: a batch record is the user's own business
             )
         except OSError as exc:
             raise ConfigError(
@@ -128,16 +129,3 @@ class BatchState:
 
 def _safe(batch_id: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in batch_id)[:100]
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise

@@ -2,7 +2,7 @@
 
 A failed or interrupted conversion leaves no half-written output (and any earlier file at that
 path untouched); an output path that is one of the inputs is refused before anything is read.
-The writing itself is ``safety.atomic_replace``'s: an exclusive temp file, a symlinked output kept
+The writing itself is ``_files.atomic_file``'s: an exclusive temp file, a symlinked output kept
 a link, its mode kept; a device, FIFO or folder refused. ``-`` streams the sessions to stdout
 instead (``convert ... --out - | ...``).
 """
@@ -17,8 +17,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from ..._files import atomic_file
 from ...errors import ConfigError, OutputError
-from ...safety import atomic_replace, check_output_target
+from ...safety import check_output_target
 
 STDOUT = "-"
 
@@ -35,6 +36,9 @@ def check_output(out: Path, inputs: list[Path]) -> None:
 
 
 class SessionsWriter:
+    """Sessions written as JSON lines to ``out``, which appears, complete, on a clean exit
+    (``-``: streamed to stdout)."""
+
     def __init__(self, out: Path) -> None:
         self.out = out
         self.count = 0
@@ -44,7 +48,7 @@ class SessionsWriter:
     def __enter__(self) -> SessionsWriter:
         if str(self.out) == STDOUT:
             return self
-        self._replace = atomic_replace(self.out, "--out")
+        self._replace = atomic_file(self.out, what="--out")
         try:
             self._handle = self._replace.__enter__()
         except OSError as exc:
