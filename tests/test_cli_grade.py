@@ -102,8 +102,10 @@ def test_record_then_replay_gives_the_same_results_and_no_key_is_stored(
                  "--record", str(rec)]) == 0  # fmt: skip
     sent = server.stats.requests
     assert sent == 8 and server.stats.with_authorization == 8
+    # Replayed against the same endpoint it was recorded from (another endpoint is another judge).
     assert main(["grade", str(src), "--out", str(replayed), "--provider", "openai",
-                 "--model", "gpt-4o-mini", "--replay", str(rec), "--quiet"]) == 0  # fmt: skip
+                 "--model", "gpt-4o-mini", "--base-url", server.base_url,
+                 "--replay", str(rec), "--quiet"]) == 0  # fmt: skip
     assert server.stats.requests == sent  # replay never touched the network
 
     def essence(path: Path) -> list[tuple[object, ...]]:

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ValidationError
 from research_judge import _files
 from research_judge._files import atomic_file, write_atomically
 from research_judge._validation import describe_validation_error
+from research_judge.errors import OutputError
 
 
 def mode(path: Path) -> int:
@@ -78,3 +79,26 @@ def test_missing_folders_are_made_unless_parents_is_false(tmp_path: Path) -> Non
     with pytest.raises(FileNotFoundError):
         write_atomically(tmp_path / "typo" / "out.jsonl", "x", parents=False)
     assert not (tmp_path / "typo").exists()
+
+
+def test_a_symlinked_target_stays_a_link_and_its_file_keeps_its_mode(tmp_path: Path) -> None:
+    real = tmp_path / "real.jsonl"
+    real.write_text("old")
+    real.chmod(0o640)
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(real)
+    write_atomically(link, "new")
+    assert link.is_symlink() and real.read_text() == "new" and mode(real) == 0o640
+    assert sorted(os.listdir(tmp_path)) == ["link.jsonl", "real.jsonl"]
+
+
+def test_a_target_that_is_not_a_regular_file_is_refused_and_left_alone(tmp_path: Path) -> None:
+    folder = tmp_path / "out"
+    folder.mkdir()
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for target in (folder, fifo):
+        with pytest.raises(OutputError, match="not a regular file"):
+            write_atomically(target, "x", what="--md")
+    assert folder.is_dir() and stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert sorted(os.listdir(tmp_path)) == ["out", "pipe"]

@@ -20,12 +20,9 @@ def write_output(target: str | Path, text: str, what: str, stdout: TextIO | None
         stream.write(text)
         stream.flush()
         return
-    path = Path(target)
-    if path.exists() and not path.is_file():
-        raise OutputError(f"{what} {path}: exists and is not a regular file; not replacing it")
+    # Through _files.write_atomically: an exclusive temp file beside the target, renamed over it; a
+    # symlinked target stays a link and keeps its mode; a device, FIFO or folder is refused.
     try:
-        # Through an unpredictable temporary name created exclusively beside the target (never
-        # follows a planted link), then one atomic rename.
-        write_atomically(path, text)
+        write_atomically(target, text, what=what)
     except OSError as exc:
-        raise OutputError(f"cannot write {what} {path}: {exc.strerror or exc}") from exc
+        raise OutputError(f"cannot write {what} {target}: {exc.strerror or exc}") from exc

@@ -27,6 +27,7 @@ def emit_grade_ci(
     from ..ci.junit import grade_cases, to_xml
     from ..report import build_report, render_markdown
 
+    # A --max-cost below one session's estimate stops before --out is even created.
     results = [
         r
         for r in iter_results(args.out, missing_ok=True)

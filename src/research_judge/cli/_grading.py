@@ -39,7 +39,8 @@ from ..judge.build import build_judge
 from ..judge.grader import Judge, JudgeSettings
 from ..judge.policy import VerdictPolicy, load_policy
 from ..results.model import iter_results
-from ..results.summary import format_summary, summarize
+from ..results.summary import Summary, format_summary, summarize
+from ..safety import check_distinct, check_finite, check_output_target
 from ..sessions.store import open_store, resolve_session
 from ._batch import (
     BATCH_SESSIONS_IN_FLIGHT,
@@ -70,6 +71,27 @@ def client_settings(args: argparse.Namespace) -> ClientSettings:
         batch_poll=getattr(args, "batch_poll", ClientSettings.batch_poll),
         batch_dir=f"{args.out}.batches" if batch else None,
     )
+
+
+def check_args(args: argparse.Namespace, settings: ClientSettings) -> None:
+    """The paths and settings the chain does not own, checked before anything is read, written
+    or sent: no output may be an input or another output, nor a device, FIFO or folder."""
+    check_finite("--max-cost", args.max_cost)
+    cache = None if not settings.cache or args.replay else settings.resolved_cache_dir
+    check_distinct(
+        [
+            ("the sessions file", args.sessions),
+            ("--replay", args.replay),
+            ("--cache-dir", cache),
+            ("--prompts", args.prompts),
+            ("--config", args.config),
+            ("--prices", args.prices),
+        ],
+        [("--out", args.out), ("--record", args.record), ("--junit", args.junit)],
+    )
+    check_output_target("--out", args.out)
+    if args.record and str(args.record).endswith(".jsonl"):
+        check_output_target("--record", args.record)
 
 
 def judge_limits(args: argparse.Namespace, err: TextIO) -> ModelLimits:
@@ -117,6 +139,7 @@ def judge_for(
 
 async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     settings = client_settings(args)  # checks the chain's flags, even for a dry run
+    check_args(args, settings)
     selection = Selection(where=parse_where(args.where), sample=args.sample, seed=args.seed)
     batch = bool(getattr(args, "batch", False))
     prices = PriceTable.load(args.prices)
@@ -192,11 +215,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
         await client.aclose()
 
     order = set(stats.order)
-    # A run stopped (by --max-cost) before its first session was written has no file yet.
-    written = iter_results(args.out, missing_ok=True)
-    summary = summarize(
-        r for r in written if not isinstance(r, InputFileError) and r.session_id in order
-    )
+    summary = _summary_of(args.out, order)
     cost = f"${stats.cost_usd:.4f}" if stats.cost_known else "unknown (no price for the model)"
     run_line = (
         f"this run: graded {stats.graded} (reused {stats.reused} from {args.out}), "
@@ -239,7 +258,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             print(batch_summary(counters, args.out), file=out)
     emit_grade_ci(args, order, stats.input_errors, stopped=stats.stopped)
     if stats.stopped == "budget":
-        left = stats.selected - summary.sessions + stats.not_sent
+        left = stats.not_sent
         print(
             f"research-judge grade: stopped: --max-cost ${args.max_cost} reached; {left} "
             "session(s) not sent. Raise the limit and run again to resume.",
@@ -247,6 +266,14 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
         )
         return ExitCode.STOPPED
     return grade_exit_code(len(stats.input_errors), summary.error_kinds)
+
+
+def _summary_of(path: str, order: set[str]) -> Summary:
+    # A --max-cost below one session's estimate stops before the file is even created.
+    written = iter_results(path, missing_ok=True)
+    return summarize(
+        r for r in written if not isinstance(r, InputFileError) and r.session_id in order
+    )
 
 
 def _count_lines(path: str) -> int | None:

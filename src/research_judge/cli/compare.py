@@ -85,8 +85,13 @@ def run(args: argparse.Namespace) -> int:
     from ..ci.markdown import compare_markdown
     from ..compare import compare_runs, render_text
     from ..results.model import read_results
+    from ..safety import check_distinct
 
     check_stdout(args)
+    check_distinct(
+        [("BASELINE", args.baseline), ("CURRENT", args.current), ("--rejudged", args.rejudged)],
+        [("--junit", args.junit)],
+    )
     baseline = read_results(args.baseline)
     current = read_results(args.current)
     rejudged = None if args.rejudged is None else read_results(args.rejudged)

@@ -214,13 +214,20 @@ def _temperature(text: str) -> float | None:
 
 
 def run_grade(args: argparse.Namespace) -> int:
-    import asyncio
 
     from ._grading import execute
+    from ._stopping import run_stoppable, saved_lines
+
+    def stopped(how: str) -> None:
+        print(
+            f"research-judge grade: {how}: {saved_lines(args.out)} session(s) are saved in "
+            f"{args.out}; run the same command again to resume",
+            file=sys.stderr,
+        )
 
     check_stdout(args)
     if args.sessions != STDIN:
-        return asyncio.run(execute(args, sys.stderr, main_output(args)))
+        return run_stoppable(lambda: execute(args, sys.stderr, main_output(args)), stopped)
     with spooled_stdin() as path:
         args.sessions = str(path)
-        return asyncio.run(execute(args, sys.stderr, main_output(args)))
+        return run_stoppable(lambda: execute(args, sys.stderr, main_output(args)), stopped)

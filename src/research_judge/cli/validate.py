@@ -96,12 +96,18 @@ def run(args: argparse.Namespace) -> int:
     from ..ci.junit import to_xml, validate_cases
     from ..ci.markdown import validate_markdown
     from ..results.model import read_results
+    from ..safety import check_distinct
     from ..validate import read_labels, render_text, validate_run
     from ..validate.gates import check_bars
 
     if args.bootstrap < 0:
         raise ConfigError(f"--bootstrap must be 0 or more, got {args.bootstrap}")
     check_bars(args.min_kappa, args.min_fail_agreement)
+    suggest_out = args.suggest_out if args.suggest is not None else None
+    check_distinct(
+        [("RESULTS", args.results), ("--labels", args.labels)],
+        [("--junit", args.junit), ("--suggest-out", suggest_out)],
+    )
     if args.suggest is not None and args.suggest < 1:
         raise ConfigError(f"--suggest must be 1 or more, got {args.suggest}")
     check_stdout(args)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from research_judge.clients._http import MODES, AnthropicMode, OpenAIMode, check_choices
 from research_judge.clients.base import JudgeClient, JudgeRequest, JudgeResponse, Message, Usage
+from research_judge.safety.settings import check_finite
 
 if TYPE_CHECKING:
     from research_judge.clients.anthropic import AnthropicClient
@@ -69,6 +70,7 @@ def make_client(
     """The provider's client alone: the innermost layer of the chain, with no retries, cache or
     recording. To grade, build the whole chain with ``clients.chain.build_client``."""
     chosen = check_choices(provider, model, mode)
+    check_finite("timeout", timeout)  # 0, -1 or nan once switched the timeout off
     options: dict[str, Any] = {"api_key": api_key, "base_url": base_url}
     if timeout is not None:
         options["timeout"] = timeout

@@ -25,6 +25,7 @@ from research_judge.errors import (
     RateLimitError,
     TransientApiError,
 )
+from research_judge.safety.settings import check_base_url
 
 DEFAULT_TIMEOUT = 300.0
 """Seconds one HTTP request may take, for every provider (``--timeout``)."""
@@ -100,6 +101,7 @@ def resolve_api_key(explicit: str | None, env_var: str, provider: str) -> str:
 def resolve_base_url(explicit: str | None, env_var: str) -> str | None:
     """The base URL passed in, else ``env_var``, else None (the provider's default endpoint)."""
     url = explicit if explicit is not None else os.environ.get(env_var)
+    check_base_url("--base-url" if explicit is not None else env_var, url or None)
     return url or None
 
 

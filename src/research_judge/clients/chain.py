@@ -44,7 +44,12 @@ def build_client(
 
     ``on_batch_change`` is told whenever a batch changes state (batch mode only: progress)."""
     if settings.replay is not None:
-        return ReplayClient(settings.replay, provider=settings.provider, model=settings.model)
+        return ReplayClient(
+            settings.replay,
+            provider=settings.provider,
+            model=settings.model,
+            variant=settings.variant,
+        )
     client: JudgeClient = make_client(
         settings.provider,
         settings.model,
@@ -68,7 +73,7 @@ def build_client(
             client, concurrency=settings.concurrency, policy=settings.retry_policy
         )
     if settings.cache:
-        client = CachingClient(client, settings.cache_dir or default_cache_dir())
+        client = CachingClient(client, settings.resolved_cache_dir)
     if settings.record is not None:
         client = RecordingClient(client, settings.record)
     return client

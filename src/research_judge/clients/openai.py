@@ -33,6 +33,7 @@ from research_judge.clients import _http
 from research_judge.clients._http import DEFAULT_TIMEOUT, OpenAIMode
 from research_judge.clients._proxy import env_proxy
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
+from research_judge.clients.variant import judge_variant
 from research_judge.errors import ApiError, ConfigError, JudgeRefusal, OutputTruncated
 
 TokenLimitField = Literal["max_completion_tokens", "max_tokens"]
@@ -70,6 +71,7 @@ class OpenAIClient:
         self.token_limit_field: TokenLimitField = token_limit_field
         self._api_key = _http.resolve_api_key(api_key, _ENV_KEY, self.provider)
         self.base_url = _checked_base_url(_http.resolve_base_url(base_url, _ENV_URL))
+        self.variant = judge_variant(self.provider, self.base_url, mode)
         self.timeout = timeout
         self._proxy = env_proxy(self.base_url + "/chat/completions")
         self._given_http_client = http_client
@@ -133,8 +135,8 @@ class OpenAIClient:
             if isinstance(content, dict):
                 completion = _Completion.model_validate(content)
             else:
-                completion = _Completion.model_validate_json(content)
-        except ValidationError:
+                completion = _parse_completion(content)
+        except (ValueError, RecursionError):
             raise ApiError(
                 f"{self.provider} at {self.base_url} answered session {request.session_id!r} "
                 "with a body that is not a chat completion"
@@ -180,17 +182,18 @@ class OpenAIClient:
 
     def _response(self, completion: _Completion, request: JudgeRequest) -> JudgeResponse:
         label = f"session {request.session_id!r} ({request.call})"
+        usage = _usage(completion)  # billed whatever the reply says: counted on every path
         if not completion.choices:
-            raise JudgeRefusal(f"{label}: the server returned no choices")
+            raise JudgeRefusal(f"{label}: the server returned no choices", usage)
         choice = completion.choices[0]
         finish = choice.finish_reason
         if finish == "length":
-            raise OutputTruncated(f"{label}: reply truncated at max_output_tokens")
+            raise OutputTruncated(f"{label}: reply truncated at max_output_tokens", usage)
         if finish == "content_filter":
-            raise JudgeRefusal(f"{label}: reply withheld by the provider's content filter")
+            raise JudgeRefusal(f"{label}: reply withheld by the provider's content filter", usage)
         message = choice.message
         if message.refusal:
-            raise JudgeRefusal(f"{label}: the model refused: {message.refusal[:300]}")
+            raise JudgeRefusal(f"{label}: the model refused: {message.refusal[:300]}", usage)
         content = message.content
         if self.mode == "tool":
             # A server that ignores tool_choice may answer in plain content: the caller judges it.
@@ -200,8 +203,8 @@ class OpenAIClient:
                     content = function.arguments
                     break
         if not content:
-            raise JudgeRefusal(f"{label}: the reply was empty")
-        return JudgeResponse(content=content, usage=_usage(completion), stop_reason=finish)
+            raise JudgeRefusal(f"{label}: the reply was empty", usage)
+        return JudgeResponse(content=content, usage=usage, stop_reason=finish)
 
     def _connection_error(self, exc: openai.APIConnectionError, request: JudgeRequest) -> ApiError:
         # The SDK wraps httpx's exception, which wraps aiohttp's: the innermost says what
@@ -294,6 +297,15 @@ def _checked_base_url(configured: str | None) -> str:
             "(e.g. http://127.0.0.1:8000/v1)"
         )
     return configured
+
+
+def _parse_completion(content: bytes | str) -> _Completion:
+    try:
+        return _Completion.model_validate_json(content)
+    except ValidationError:
+        # pydantic's parser refuses a lone surrogate escape (\ud800) that json.loads reads: the
+        # reply is then the judge's bad output, re-asked, not a broken body re-sent on every run.
+        return _Completion.model_validate(json.loads(content))
 
 
 # Just the parts of a chat completion the judge reads; compatible servers vary in the rest.

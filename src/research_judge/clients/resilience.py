@@ -27,8 +27,9 @@ from ..errors import (
     RateLimitError,
     TransientApiError,
 )
-from .base import JudgeClient, JudgeRequest, JudgeResponse
+from .base import JudgeClient, JudgeRequest, JudgeResponse, forward_reply_checked
 from .settings import RetryPolicy
+from .variant import variant_of
 
 # Rejected key, forbidden model or endpoint, unknown model or URL, proxy wanting credentials:
 # every later call would get the same answer.
@@ -112,6 +113,10 @@ class Health:
     def failure(self, exc: ApiError) -> None:
         if exc.status in FATAL_STATUSES:
             raise ProviderDownError(f"the provider rejected the request: {exc}", exc.status)
+        if not isinstance(exc, TransientApiError):
+            # A 400 (say, a session too long for the context) is an answer: the provider is up.
+            # Only transport failures, 5xx and 429 say it is not.
+            return
         now = self._clock()
         if self._failing_since is None:
             self._failing_since = now
@@ -154,6 +159,7 @@ class ResilientClient:
         self.inner = inner
         self.provider = inner.provider
         self.model = inner.model
+        self.variant = variant_of(inner)
         self.policy = policy or RetryPolicy()
         self.limiter = AdaptiveLimiter(concurrency)
         self.health = Health(self.policy, clock)
@@ -207,6 +213,9 @@ class ResilientClient:
         self.limiter.on_success()
         self.health.success()
         return response
+
+    def reply_checked(self, request: JudgeRequest, response: JudgeResponse, valid: bool) -> None:
+        forward_reply_checked(self.inner, request, response, valid)
 
     def _count_retry(self, _state: RetryCallState) -> None:
         self.retries += 1

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ConfigError
-from ._http import check_choices
+from ..safety.settings import check_base_url, check_finite
+from ._http import check_choices, resolve_base_url
+from .variant import judge_variant
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,21 @@ class ClientSettings:
             raise ConfigError("batch mode needs a folder to record its batches in (batch_dir)")
         if not self.batch_poll > 0:
             raise ConfigError(f"--batch-poll must be more than 0 seconds, got {self.batch_poll}")
+        # 0, -1 or nan once switched the timeout off; credentials in a URL leak into logs.
+        check_finite("--timeout", self.timeout)
+        check_finite("--down-after", self.down_after, allow_minimum=True)
+        check_base_url("--base-url", self.base_url)
+
+    @property
+    def resolved_cache_dir(self) -> Path:
+        return Path(self.cache_dir) if self.cache_dir is not None else default_cache_dir()
+
+    @property
+    def variant(self) -> str:
+        """The endpoint and mode a replay is keyed on: those the recording run used."""
+        env = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}.get(self.provider)
+        base_url = self.base_url if env is None else resolve_base_url(self.base_url, env)
+        return judge_variant(self.provider, base_url, self.mode)
 
     @property
     def retry_policy(self) -> RetryPolicy:

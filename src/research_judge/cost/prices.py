@@ -42,9 +42,10 @@ def snapshot_base(name: str) -> str | None:
 class _PriceEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    input: float = Field(ge=0)
-    cached_input: float | None = Field(default=None, ge=0)
-    output: float = Field(ge=0)
+    # Finite: an infinite price once made every cost "$inf" and the results file invalid JSON.
+    input: float = Field(ge=0, allow_inf_nan=False)
+    cached_input: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    output: float = Field(ge=0, allow_inf_nan=False)
     # The model's limits, read by ``cost.windows`` (a user file may give them beside a price).
     context_window: int | None = Field(default=None, gt=0)
     max_output_tokens: int | None = Field(default=None, gt=0)

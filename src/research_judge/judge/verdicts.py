@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, WithJsonSchema
 
 from ..errors import InvalidJudgeOutput
+from ..safety import jsonin
 from .schema import strict_schema
 
 Check = Literal["relevant", "used", "grounded"]
@@ -91,10 +92,11 @@ SCORING_SCHEMA: dict[str, Any] = strict_schema(WireScoring)
 
 
 def _load(text: str) -> Any:
+    # Deep nesting, huge numbers and lone surrogates are invalid output too: re-asked like any.
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidJudgeOutput([f"the reply is not valid JSON ({exc.msg})"]) from exc
+        return jsonin.loads(text)
+    except jsonin.UnusableJson as exc:
+        raise InvalidJudgeOutput([f"the reply is {exc}"]) from exc
 
 
 def _schema_problems(exc: ValidationError) -> list[str]:

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..compare.model import DEFAULT_THRESHOLD
-from ..errors import ConfigError
+from ..errors import ConfigError, OutputError
 from ..judge.policy import VerdictPolicy
+from ..safety import check_distinct, check_output_target
 
 if TYPE_CHECKING:
     from ..results.model import Result
@@ -74,6 +75,21 @@ def write_report(
         raise ConfigError("only one report can go to stdout ('-'), not both HTML and Markdown")
     if worst < 0:
         raise ConfigError(f"the number of worst sessions must be 0 or more, got {worst}")
+
+    def path_of(value: object) -> str | Path | None:
+        return value if isinstance(value, str | Path) else None
+
+    check_distinct(
+        [
+            ("the results file", path_of(results)),
+            ("--labels", path_of(labels)),
+            ("--baseline", path_of(baseline)),
+        ],
+        [("--html", html), ("--md", md)],
+    )
+    for flag, target in (("--html", html), ("--md", md)):
+        if target is not None:
+            check_output_target(flag, target)
     current, source = _run(results)
     agreement = None
     if labels is not None:
@@ -95,13 +111,13 @@ def write_report(
         policy=policy,
     )
     if html is not None:
-        _emit(html, render_html(data))
+        _emit(html, render_html(data), "--html")
     if md is not None:
-        _emit(md, render_markdown(data))
+        _emit(md, render_markdown(data), "--md")
     return data
 
 
-def _emit(target: str | Path, text: str) -> None:
+def _emit(target: str | Path, text: str, flag: str) -> None:
     """``-`` is stdout (``report --md -`` into a PR comment); anything else is a file."""
     if str(target) == STDOUT:
         sys.stdout.write(text)
@@ -109,7 +125,10 @@ def _emit(target: str | Path, text: str) -> None:
     else:
         from .._files import write_atomically
 
-        write_atomically(target, text)
+        try:
+            write_atomically(target, text, what=flag)
+        except OSError as exc:
+            raise OutputError(f"cannot write {flag} {target}: {exc.strerror or exc}") from exc
 
 
 def _run(results: str | Path | Sequence[Result]) -> tuple[Sequence[Result], str]:

@@ -19,6 +19,8 @@ from ..compare.model import JUDGE_CHANGED
 from .data import ReportData
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|#~])")
+# "@name" in a PR comment notifies that person or team; a zero-width space keeps it readable.
+_MENTION = re.compile(r"@(?=[\w-])")
 MARKDOWN_WORST = 5
 MARKDOWN_REGRESSIONS = 20  # a CI comment lists this many regressed ids, then counts the rest
 
@@ -53,10 +55,12 @@ def _environment(kind: str) -> Environment:
 
 
 def markdown_escape(value: Any) -> str:
-    """Make any value inert inline Markdown: one line, no emphasis, links, tables or HTML."""
+    """Make any value inert inline Markdown: one line, no emphasis, links, tables, HTML or
+    @mentions."""
     text = "" if value is None else str(value)
     text = " ".join(text.split())
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = _MENTION.sub("@&#8203;", text)
     return _MD_SPECIAL.sub(r"\\\1", text)
 
 

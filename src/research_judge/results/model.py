@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -42,12 +42,16 @@ class _Model(BaseModel):
         return self.model_dump(mode="json")
 
 
+# A ratio is a share: NaN, infinity or 7.5 in a results file is damage, named at its line.
+Share = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+
+
 class Ratios(_Model):
     """The three ratios of contract section 3; None is undefined (a zero denominator)."""
 
-    relevance: float | None = None
-    utilization: float | None = None
-    grounding: float | None = None
+    relevance: Share | None = None
+    utilization: Share | None = None
+    grounding: Share | None = None
 
 
 class VerdictRecord(_Model):

@@ -6,7 +6,6 @@ line, so one bad line never stops the good ones from being graded.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from pydantic import (
 
 from .._validation import describe_validation_error
 from ..errors import InputFileError
+from ..safety import jsonin
 from .citations import AnswerCitation
 
 
@@ -124,9 +124,9 @@ def iter_sessions(path: str | Path) -> Iterator[tuple[int, Session | InputFileEr
 
 def parse_session_line(path: Path, number: int, line: str) -> Session | InputFileError:
     try:
-        raw = json.loads(line.rstrip("\r\n"))
-    except json.JSONDecodeError as exc:
-        return InputFileError(path, f"not valid JSON: {exc.msg} (column {exc.colno})", number)
+        raw = jsonin.loads(line.rstrip("\r\n"))
+    except jsonin.UnusableJson as exc:  # bad JSON, deep nesting, huge numbers, lone surrogates
+        return InputFileError(path, str(exc), number)
     if not isinstance(raw, dict):
         return InputFileError(path, f"expected a JSON object, got {type(raw).__name__}", number)
     try:

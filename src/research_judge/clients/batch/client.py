@@ -29,6 +29,7 @@ from research_judge.clients.batch.api import BatchAPI, LineResult
 from research_judge.clients.batch.state import BatchRecord, BatchState
 from research_judge.clients.resilience import FATAL_STATUSES
 from research_judge.clients.settings import DEFAULT_POLL_INTERVAL
+from research_judge.clients.variant import variant_of
 from research_judge.errors import (
     ApiError,
     ProviderDownError,
@@ -78,6 +79,7 @@ class BatchClient:
         self.api = api
         self.provider = api.provider
         self.model = api.model
+        self.variant = variant_of(api)  # keys (custom_id, cache, recordings) as a direct run's
         self.state = state
         self.poll_interval = poll_interval
         self.settle = settle
@@ -106,7 +108,7 @@ class BatchClient:
         self._resolving: set[str] = set()
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
-        key = request.key(self.provider, self.model)
+        key = request.key(self.provider, self.model, self.variant)
         future: asyncio.Future[JudgeResponse] = asyncio.get_running_loop().create_future()
         waiters = self._waiters.setdefault(key, [])
         waiters.append(future)

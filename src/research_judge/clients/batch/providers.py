@@ -49,6 +49,7 @@ class OpenAIBatches:
         self.client = client
         self.provider = client.provider
         self.model = client.model
+        self.variant = client.variant  # endpoint and mode: keys match a direct run's
 
     async def aclose(self) -> None:
         await self.client.aclose()
@@ -191,6 +192,7 @@ class AnthropicBatches:
         self.client = client
         self.provider = client.provider
         self.model = client.model
+        self.variant = client.variant  # endpoint and mode: keys match a direct run's
 
     async def aclose(self) -> None:
         await self.client.aclose()

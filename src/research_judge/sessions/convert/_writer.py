@@ -2,12 +2,13 @@
 
 A failed or interrupted conversion leaves no half-written output (and any earlier file at that
 path untouched); an output path that is one of the inputs is refused before anything is read.
-``-`` streams the sessions to stdout instead (``convert ... --out - | ...``).
+The writing itself is ``_files.atomic_file``'s: an exclusive temp file, a symlinked output kept
+a link, its mode kept; a device, FIFO or folder refused. ``-`` streams the sessions to stdout
+instead (``convert ... --out - | ...``).
 """
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import sys
@@ -18,6 +19,7 @@ from typing import IO, Any
 
 from ..._files import atomic_file
 from ...errors import ConfigError, OutputError
+from ...safety import check_output_target
 
 STDOUT = "-"
 
@@ -30,8 +32,7 @@ def check_output(out: Path, inputs: list[Path]) -> None:
             out.exists() and path.exists() and os.path.samefile(out, path)
         ):
             raise ConfigError(f"--out {out} is one of the inputs; it would be overwritten")
-    if out.exists() and not out.is_file():
-        raise OutputError(f"--out {out}: exists and is not a regular file; not replacing it")
+    check_output_target("--out", out)  # a folder, device or FIFO is refused
 
 
 class SessionsWriter:
@@ -41,24 +42,28 @@ class SessionsWriter:
     def __init__(self, out: Path) -> None:
         self.out = out
         self.count = 0
-        self._file: AbstractContextManager[IO[bytes]] | None = None
-        self._handle: IO[str] | None = None
+        self._replace: AbstractContextManager[IO[bytes]] | None = None
+        self._handle: IO[bytes] | None = None
 
     def __enter__(self) -> SessionsWriter:
         if str(self.out) == STDOUT:
-            self._handle = sys.stdout
             return self
-        self._file = atomic_file(self.out)
+        self._replace = atomic_file(self.out, what="--out")
         try:
-            raw = self._file.__enter__()
+            self._handle = self._replace.__enter__()
         except OSError as exc:
             raise OutputError(f"cannot write {self.out}: {exc.strerror or exc}") from exc
-        self._handle = io.TextIOWrapper(raw, encoding="utf-8", newline="\n")
         return self
 
     def write(self, session: dict[str, Any]) -> None:
-        assert self._handle is not None
-        self._handle.write(json.dumps(session, ensure_ascii=False) + "\n")
+        line = json.dumps(session, ensure_ascii=False) + "\n"
+        try:
+            if self._handle is None:  # stdout
+                sys.stdout.write(line)
+            else:
+                self._handle.write(line.encode("utf-8"))
+        except OSError as exc:  # disk full, quota: the temp file goes, any earlier output stays
+            raise OutputError(f"cannot write {self.out}: {exc.strerror or exc}") from exc
         self.count += 1
 
     def __exit__(
@@ -67,18 +72,10 @@ class SessionsWriter:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        assert self._handle is not None
-        if self._file is None:  # stdout: nothing to rename, and not ours to close
-            self._handle.flush()
+        if self._replace is None:  # stdout: nothing to rename, and not ours to close
+            sys.stdout.flush()
             return
-        assert isinstance(self._handle, io.TextIOWrapper)
         try:
-            self._handle.flush()
-            self._handle.detach()  # atomic_file closes (and on success renames) the file itself
-        except OSError as error:
-            self._file.__exit__(type(error), error, error.__traceback__)  # removes the temp file
-            raise OutputError(f"cannot write {self.out}: {error.strerror or error}") from error
-        try:
-            self._file.__exit__(kind, exc, tb)
+            self._replace.__exit__(kind, exc, tb)
         except OSError as error:
             raise OutputError(f"cannot write {self.out}: {error.strerror or error}") from error
