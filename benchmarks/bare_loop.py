@@ -3,14 +3,17 @@
 Request bodies are rendered before the clock starts (by the real ``Judge`` and ``OpenAIClient``,
 so the JSON on the wire is the pipeline's), then sent at the same concurrency, in the engine's
 shape (bounded sessions, each making its two calls at once). No parsing, validation, evidence
-checks or writing. Three ways to send them:
+checks or writing. Every SDK floor uses ``openai.AsyncOpenAI`` on the SDK's aiohttp transport
+(``DefaultAioHttpClient``), no retries, the same timeout; they differ in the SDK call:
 
-- ``sdk``: the openai SDK's ``AsyncOpenAI.post`` on its aiohttp transport, no retries: the
-  issue's baseline ("a bare loop making the same two SDK calls per session");
-- ``sdk-httpx``: the same on the SDK's default httpx2 transport;
-- ``aiohttp``: a plain ``aiohttp.ClientSession`` posting the bytes ``OpenAIClient`` posts, with
-  its headers: the least any client can spend on these exchanges, and what ``OpenAIClient``
-  itself is built on.
+- ``sdk``: ``chat.completions.create(**body)``, the SDK's ordinary typed call: the issue's
+  baseline ("a bare loop making the same two SDK calls per session");
+- ``sdk-raw``: ``chat.completions.with_raw_response.create(**body)``, exactly the call
+  ``OpenAIClient`` makes (same request path, no typed response model);
+- ``sdk-post``: ``post("/chat/completions", body=..., cast_to=httpx2.Response)``, the SDK's
+  cheapest documented call (no request transform, no response model);
+- ``aiohttp``: a plain ``aiohttp.ClientSession`` posting the same JSON: the least any client can
+  spend on these exchanges.
 """
 
 from __future__ import annotations
@@ -34,8 +37,8 @@ from research_judge.clients._http import DEFAULT_TIMEOUT
 from research_judge.clients.openai import OpenAIClient
 
 Body = dict[str, Any]
-Floor = Literal["sdk", "sdk-httpx", "aiohttp"]
-FLOORS: tuple[Floor, ...] = ("sdk", "sdk-httpx", "aiohttp")
+Floor = Literal["sdk", "sdk-raw", "sdk-post", "aiohttp"]
+FLOORS: tuple[Floor, ...] = ("sdk", "sdk-raw", "sdk-post", "aiohttp")
 
 
 def render_bodies(sessions: Path) -> list[tuple[Body, Body]]:
@@ -76,7 +79,7 @@ async def _sender(floor: Floor, base_url: str) -> AsyncIterator[Callable[[Body],
     """``send(body)`` makes one call that floor's way; the client is built before the clock
     starts and closed after it stops."""
     if floor == "aiohttp":
-        # OpenAIClient's headers (it adds OpenAI-Organization/-Project only when the env sets them).
+        # The headers the SDK sends that matter to a server.
         headers = {
             "Authorization": f"Bearer {DUMMY_KEY}",
             "Content-Type": "application/json",
@@ -102,15 +105,23 @@ async def _sender(floor: Floor, base_url: str) -> AsyncIterator[Callable[[Body],
         base_url=base_url,
         max_retries=0,
         timeout=DEFAULT_TIMEOUT,
-        http_client=openai.DefaultAioHttpClient() if floor == "sdk" else None,
+        http_client=openai.DefaultAioHttpClient(),
     )
+
+    async def sdk_create(body: Body) -> Any:
+        return await client.chat.completions.create(**body)
+
+    async def sdk_raw(body: Body) -> bytes:
+        raw = await client.chat.completions.with_raw_response.create(**body)
+        return raw.content
 
     async def sdk_post(body: Body) -> httpx2.Response:
         # The SDK's documented way to send a body it does not model, with no typed transform.
         return await client.post("/chat/completions", body=body, cast_to=httpx2.Response)
 
+    calls = {"sdk": sdk_create, "sdk-raw": sdk_raw, "sdk-post": sdk_post}
     try:
-        yield sdk_post
+        yield calls[floor]
     finally:
         await client.close()
 

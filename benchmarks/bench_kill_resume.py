@@ -113,13 +113,16 @@ def _one_case(
     killed_with: list[int] = []
     torn = 0
     resent: set[str] = set()
-    for step, share in enumerate(case.kill_at):
-        log = workdir / f"kill.{number}.{step}.asked.log"
-        log.unlink(missing_ok=True)
-        with FakeServerProcess(latency=latency, ask_log=log) as server:
+    # One server for the whole case: a new one would listen on another port, and another
+    # endpoint is another judge (resume rightly regrades everything on a changed endpoint).
+    log = workdir / f"kill.{number}.asked.log"
+    log.unlink(missing_ok=True)
+    with FakeServerProcess(latency=latency, ask_log=log) as server:
+        for share in case.kill_at:
+            seen = _log_lines(log)
             before = _graded_ids(out)
             proc = _start_cli(src, out, server.base_url, concurrency)
-            reached = _wait_for(out, log, max(1, round(share * total)) if share else 0, proc)
+            reached = _wait_for(out, log, seen, max(1, round(share * total)) if share else 0, proc)
             if not reached:
                 proc.wait(RUN_TIMEOUT)
                 problem = f"the run ended (exit {proc.returncode}) before kill point {share:.0%}"
@@ -127,17 +130,15 @@ def _one_case(
             time.sleep(case.jitter)
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait(RUN_TIMEOUT)
-        killed_with.append(len(_graded_ids(out)))
-        left = out.read_bytes() if out.exists() else b""
-        torn += bool(left) and not left.endswith(b"\n")
-        resent |= _asked(log, owner) & before
-    log = workdir / f"kill.{number}.final.asked.log"
-    log.unlink(missing_ok=True)
-    before = _graded_ids(out)
-    with FakeServerProcess(latency=latency, ask_log=log) as server:
+            killed_with.append(len(_graded_ids(out)))
+            left = out.read_bytes() if out.exists() else b""
+            torn += bool(left) and not left.endswith(b"\n")
+            resent |= _asked(log, owner, seen) & before
+        seen = _log_lines(log)
+        before = _graded_ids(out)
         proc = _start_cli(src, out, server.base_url, concurrency)
         exit_code = proc.wait(RUN_TIMEOUT)
-    asked = _asked(log, owner)
+        asked = _asked(log, owner, seen)
     resent |= asked & before
     problem = ""
     if not set(order) - before <= asked:  # proves the log sees what the resumed run sends
@@ -171,12 +172,12 @@ def _start_cli(src: Path, out: Path, base_url: str, concurrency: int) -> subproc
     return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def _wait_for(out: Path, log: Path, lines: int, proc: subprocess.Popen[bytes]) -> bool:
-    """Wait until ``out`` holds ``lines`` complete lines (0: until the judge was first asked);
-    False if the run ended first."""
+def _wait_for(out: Path, log: Path, seen: int, lines: int, proc: subprocess.Popen[bytes]) -> bool:
+    """Wait until ``out`` holds ``lines`` complete lines (0: until the judge was first asked
+    after the log's first ``seen`` lines); False if the run ended first."""
     deadline = time.monotonic() + RUN_TIMEOUT
     while time.monotonic() < deadline and proc.poll() is None:
-        if lines == 0 and log.exists() and log.stat().st_size > 0:
+        if lines == 0 and _log_lines(log) > seen:
             return True
         if lines > 0 and out.exists() and _count_lines(out) >= lines:
             return True
@@ -208,11 +209,16 @@ def _prompt_owners(src: Path) -> tuple[list[str], dict[str, str]]:
     return [sid for sid, _ in rendered], owners
 
 
-def _asked(log: Path, owner: dict[str, str]) -> set[str]:
+def _log_lines(log: Path) -> int:
+    return len(log.read_text(encoding="utf-8").splitlines()) if log.exists() else 0
+
+
+def _asked(log: Path, owner: dict[str, str], skip: int = 0) -> set[str]:
+    """Sessions whose prompts the server was asked for after the log's first ``skip`` lines."""
     if not log.exists():
         return set()
     asked = set()
-    for line in log.read_text(encoding="utf-8").splitlines():
+    for line in log.read_text(encoding="utf-8").splitlines()[skip:]:
         _call, digest = line.split(" ", 1)
         asked.add(owner.get(digest, f"unknown prompt {digest}"))
     return asked

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import bench_batch
 import bench_convert
 import bench_cpu
 import bench_efficiency
@@ -39,6 +40,7 @@ BENCHMARKS: dict[str, tuple[Bench, dict[str, Any], dict[str, Any]]] = {
     "rate-limit": (bench_rate_limit.run, {}, {"sessions": 40, "retry_after": 0.5}),
     "startup": (bench_startup.run, {}, {"repeats": 1}),
     "convert": (bench_convert.run, {}, {"sessions": 400, "rounds": 1}),
+    "batch": (bench_batch.run, {}, {"sessions": 200, "poll": 0.1}),
     "kill-resume": (
         bench_kill_resume.run,
         {},

@@ -102,3 +102,14 @@ class HeaderGoodResponder:
 
 
 body_responder = HeaderGoodResponder()
+
+
+class WithHeaders:
+    """A fake-server responder from a function of the body and the headers (the material
+    header that ``send_material`` adds among them)."""
+
+    def __init__(self, reply: Any) -> None:
+        self.reply = reply
+
+    def respond(self, body: dict[str, Any], headers: dict[str, str]) -> Any:
+        return self.reply(body, headers)

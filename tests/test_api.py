@@ -252,3 +252,20 @@ def test_read_results_round_trip_through_to_dict(tmp_path: Path) -> None:
     results = rj.grade(FIXTURES / "sessions.jsonl", **REPLAY)
     back = read_results(write_results(tmp_path / "r.jsonl", results))
     assert [r.to_dict() for r in back] == [r.to_dict() for r in results]
+
+
+def test_repeats_grades_each_call_k_times_as_the_cli_does(tmp_path: Path) -> None:
+    sessions = [session("s-1"), session("s-2")]
+    with FakeOpenAIServer(body_responder) as srv:
+        results = rj.grade(
+            sessions,
+            model="gpt-4.1-mini",
+            base_url=srv.base_url,
+            api_key="sk-test-api",
+            cache=False,
+            repeats=3,
+            temperature=0.7,
+        )
+        assert srv.stats.requests == 2 * 3 * len(sessions)
+    assert [r.session_id for r in results] == ["s-1", "s-2"]
+    assert all(r.repeats is not None and len(r.repeats.samples) == 3 for r in results)

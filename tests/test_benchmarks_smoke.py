@@ -87,11 +87,13 @@ def test_efficiency_and_cpu_benchmarks_run(tmp_path: Path) -> None:
         "cpu",
     )
     pipeline = cpu["pipeline CPU per session"]
-    assert pipeline > 0 and cpu["bare SDK loop CPU per session"] > 0
-    assert cpu["bare SDK loop, default transport"] > 0
+    assert pipeline > 0 and cpu["bare SDK create() loop CPU per session"] > 0
+    assert cpu["bare SDK with_raw_response.create() loop"] > 0
+    assert cpu["bare SDK post() loop"] > 0
     assert cpu["bare aiohttp loop CPU per session"] > 0
     for ratio, floor in [
-        ("pipeline / bare SDK loop", "bare SDK loop CPU per session"),
+        ("pipeline / bare SDK loop", "bare SDK create() loop CPU per session"),
+        ("pipeline / bare with_raw_response loop", "bare SDK with_raw_response.create() loop"),
         ("pipeline / bare aiohttp loop", "bare aiohttp loop CPU per session"),
     ]:
         # The figures are printed to 0.01 ms, so the quotient of printed values is only close.
@@ -152,3 +154,10 @@ def test_convert_benchmark_converts_every_session(tmp_path: Path) -> None:
     }
     out = (tmp_path / "convert.otel.out.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(out) == 20 and '"content_ref": "s0/3.txt"' in out[0]
+
+
+def test_batch_benchmark_grades_every_session_through_the_fake_batch_api(tmp_path: Path) -> None:
+    figures = bench("bench_batch").run(tmp_path, sessions=20, poll=0.05)
+    by_name = {f.name: f for f in figures}
+    assert by_name["graded without error"].value == "20/20"
+    assert by_name["batches / lines"].value == "1 / 40"

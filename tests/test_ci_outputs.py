@@ -389,7 +389,7 @@ def test_grade_judge_errors_are_one_warning_annotation(
     argv = ["grade", str(src), "--out", str(tmp_path / "o.jsonl"), "--quiet"]
     argv += ["--provider", "scripted", "--model", "m", "--replay", str(empty), "--annotations"]
 
-    assert main(argv) == 2
+    assert main(argv) == 6
 
     [line] = [x for x in capsys.readouterr().out.splitlines() if x.startswith("::")]
     assert line.startswith("::warning title=research-judge grade%3A judge errors::1 session(s)")
@@ -428,3 +428,24 @@ def test_stability_appends_its_text_as_a_block(
     summary = summary_file.read_text(encoding="utf-8")
     assert "### research-judge stability\n\n```text\n" in summary
     assert text.rstrip() in summary
+
+
+def test_a_provider_down_stop_is_annotated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from research_judge.testing.fake_openai import FakeOpenAIServer
+
+    from support import body_responder, session, write_sessions
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(5)])
+    with FakeOpenAIServer(body_responder, fail_status=503, retry_after=0) as srv:
+        code = main(["grade", str(src), "--out", str(tmp_path / "o.jsonl"), "--quiet",
+                     "--provider", "openai", "--model", "gpt-4o-mini", "--base-url", srv.base_url,
+                     "--cache-dir", str(tmp_path / "cache"), "--retries", "0",
+                     "--down-after", "0"])  # fmt: skip
+    assert code == 3
+    err = capsys.readouterr().err
+    assert "::error title=research-judge grade%3A stopped::provider down: " in err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -178,3 +179,25 @@ def test_summary_compare_and_report_carry_the_citation_ratios() -> None:
     # Results written before the audit existed: no citation rows, no warnings about them.
     old = compare_runs([make_result("a")], [make_result("a")])
     assert "citation_precision" not in old.criteria
+
+
+def test_the_report_shows_each_worst_session_citation_problems(tmp_path: Path) -> None:
+    from research_judge.cli import main
+    from results_support import make_result, write_results
+
+    audit = {
+        "precision": 0.5,
+        "recall": 0.6667,
+        "claims": [
+            {"id": "c1", "status": "correct", "cited": ["r1"], "source": "r1"},
+            {"id": "c2", "status": "misattributed", "cited": ["r2"], "source": "r1"},
+            {"id": "c4", "status": "fabricated", "cited": [None], "source": None},
+        ],
+    }
+    results = write_results(tmp_path / "r.jsonl", [make_result("s-1", "fail", citations=audit)])
+    html = tmp_path / "report.html"
+    assert main(["report", str(results), "--html", str(html)]) == 0
+    page = html.read_text(encoding="utf-8")
+    assert "precision 0.50, recall 0.67" in page
+    assert "c2 misattributed: cites r2, supported by r1" in page
+    assert "c4 fabricated: cites (not in the trajectory)" in page

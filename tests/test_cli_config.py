@@ -205,3 +205,9 @@ def test_the_tasks_table_configures_tasks_run(
     )
     assert main(["tasks", "run", str(FIXTURES / "tasks" / "tasks.jsonl")]) == 0
     assert json.loads(capsys.readouterr().out)["n"] == 8
+
+
+def test_every_verb_takes_config() -> None:
+    for name, parser in _verb_parsers(build_parser()).items():
+        flags = {o for a in parser._actions for o in a.option_strings}
+        assert "--config" in flags, name

@@ -86,7 +86,7 @@ def test_a_replay_miss_is_a_session_error_naming_the_session(
     empty.mkdir()
     out = tmp_path / "o.jsonl"
     code = main(["grade", str(src), "--out", str(out), *REPLAY, "--replay", str(empty), "--quiet"])
-    assert code == 2
+    assert code == 6  # good input, a judge-side failure (exit-code table)
     [result] = read_results(out)
     assert result.error_kind == "replay_miss"
     assert result.error is not None and "'never-recorded'" in result.error
@@ -102,8 +102,10 @@ def test_record_then_replay_gives_the_same_results_and_no_key_is_stored(
                  "--record", str(rec)]) == 0  # fmt: skip
     sent = server.stats.requests
     assert sent == 8 and server.stats.with_authorization == 8
+    # Replayed against the same endpoint it was recorded from (another endpoint is another judge).
     assert main(["grade", str(src), "--out", str(replayed), "--provider", "openai",
-                 "--model", "gpt-4o-mini", "--replay", str(rec), "--quiet"]) == 0  # fmt: skip
+                 "--model", "gpt-4o-mini", "--base-url", server.base_url,
+                 "--replay", str(rec), "--quiet"]) == 0  # fmt: skip
     assert server.stats.requests == sent  # replay never touched the network
 
     def essence(path: Path) -> list[tuple[object, ...]]:
@@ -147,6 +149,23 @@ def test_dry_run_estimates_and_sends_nothing(
     text = capsys.readouterr().out
     assert "dry run: 5 session(s)" in text and "cost $" in text
     assert server.stats.requests == 0 and not out.exists()
+
+
+@pytest.mark.parametrize(("limit", "says"), [("100", "within it"), ("0.0000001", "over it")])
+def test_a_dry_run_with_max_cost_says_whether_the_estimate_fits_it(
+    tmp_path: Path,
+    server: FakeOpenAIServer,
+    capsys: pytest.CaptureFixture[str],
+    limit: str,
+    says: str,
+) -> None:
+    src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(5)])
+    out = tmp_path / "o.jsonl"
+    code = main(["grade", str(src), "--out", str(out), *net(server, tmp_path),
+                 "--dry-run", "--max-cost", limit])  # fmt: skip
+    assert code == 0
+    assert f"--max-cost ${float(limit):g}: the estimate is {says}" in capsys.readouterr().out
+    assert server.stats.requests == 0
 
 
 def test_max_cost_stops_early_with_exit_4_and_a_resumable_file(
@@ -228,6 +247,22 @@ def test_bad_flags_are_one_line_errors_with_exit_2(
     err = capsys.readouterr().err.strip()
     assert code == 2
     assert err.startswith("research-judge grade: error:") and "\n" not in err
+
+
+def test_a_max_cost_below_the_first_session_says_so_with_exit_4_and_sends_nothing(
+    tmp_path: Path, server: FakeOpenAIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The budget stops the run before any session is written: there is no results file yet,
+    # and the summary must not fail reading one (it used to exit 2, "cannot read results").
+    src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(3)])
+    out = tmp_path / "o.jsonl"
+    code = main(["grade", str(src), "--out", str(out), *net(server, tmp_path),
+                 "--max-cost", "0.0000001"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 4, err
+    assert "--max-cost $1e-07 reached; 3 session(s) not sent" in err
+    assert "cannot read results" not in err
+    assert server.stats.requests == 0
 
 
 def test_a_max_cost_of_zero_is_refused_not_taken_as_no_limit(

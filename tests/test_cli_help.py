@@ -42,7 +42,7 @@ def test_help_exits_zero(verb: list[str], capsys: pytest.CaptureFixture[str]) ->
 
 
 @pytest.mark.parametrize("verb", ["grade", "validate", "compare", "report", "stability", "tasks"])
-def test_help_loads_no_network_or_statistics_library(verb: str) -> None:
+def test_help_loads_no_network_statistics_or_model_library(verb: str) -> None:
     code = (
         "import sys\n"
         "from research_judge.cli import main\n"
@@ -50,7 +50,8 @@ def test_help_loads_no_network_or_statistics_library(verb: str) -> None:
         f"    main([{verb!r}, '--help'])\n"
         "except SystemExit:\n"
         "    pass\n"
-        "heavy = ('aiohttp', 'anthropic', 'openai', 'numpy', 'scipy', 'sklearn')\n"
+        "heavy = ('aiohttp', 'anthropic', 'openai', 'numpy', 'scipy', 'sklearn',\n"
+        "         'pydantic', 'jinja2', 'tenacity', 'asyncio')\n"
         "print(sorted(m for m in heavy if m in sys.modules))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -19,6 +19,7 @@ from research_judge.clients import (
 )
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Message, Usage
 from research_judge.clients.chain import ClientSettings, build_client
+from research_judge.clients.variant import judge_variant
 from research_judge.errors import ConfigError, InputFileError, ReplayMissError, TransientApiError
 
 from http_stub import StubServer, json_answer
@@ -267,12 +268,16 @@ async def test_the_chain_passes_mode_and_records_outermost(tmp_path: Path) -> No
         assert (judge.provider, judge.model) == ("openai", "gpt-x")
         response = await judge.complete(make_request())
         await judge.aclose()
+        variant = judge_variant("openai", server.base_url, "tool")
     assert json.loads(response.content) == {"ok": True}
     assert server.body(0)["tool_choice"] == {"type": "function", "function": {"name": "scores"}}
-    replayed = await ReplayClient(tmp_path, provider="openai", model="gpt-x").complete(
-        make_request()
-    )
+    # Keyed on the endpoint and mode too: replay finds it only under the same ones.
+    replayed = await ReplayClient(
+        tmp_path, provider="openai", model="gpt-x", variant=variant
+    ).complete(make_request())
     assert replayed.content == response.content
+    with pytest.raises(ReplayMissError, match="same --base-url and --mode"):
+        await ReplayClient(tmp_path, provider="openai", model="gpt-x").complete(make_request())
 
 
 async def test_closing_the_recorder_closes_the_inner_client(tmp_path: Path) -> None:

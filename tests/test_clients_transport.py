@@ -1,6 +1,7 @@
-"""Both network clients send over aiohttp, keep connections alive, and ``aclose()`` releases
-everything (aiohttp warns "Unclosed client session" for anything left open). The OpenAI client's
-own transport: event loops, proxies from the environment, TLS trust."""
+"""Both network clients send through their SDK's aiohttp transport, keep connections alive, and
+``aclose()`` releases everything (aiohttp warns "Unclosed client session" for anything left
+open). What the OpenAI client hands that transport: event loops, proxies from the environment
+(read once), TLS trust."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import pytest
 import trustme
 from aiohttp import web
 
-from research_judge.clients._transport import env_proxy
+from research_judge.clients._proxy import env_proxy
 from research_judge.clients.anthropic import AnthropicClient
 from research_judge.clients.base import JudgeRequest, Message
 from research_judge.clients.openai import OpenAIClient

@@ -583,3 +583,181 @@ def test_out_folder_is_created_and_dash_is_stdout(
     captured = capsys.readouterr()
     assert json.loads(captured.out)["id"] == "anth-ev-01"  # stdout holds the sessions only
     assert captured.err.startswith("converted 1 session(s) to -")
+
+
+def test_dash_input_is_stdin(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import io
+    import sys
+
+    data = (LOGS / "anthropic.jsonl").read_bytes() + b"not json\n"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    out = tmp_path / "s.jsonl"
+    assert main(["convert", "anthropic", "-", "--out", str(out), "--quiet"]) == 2
+    assert [s["id"] for s in read(out)] == ["anth-ev-01"]
+    assert "stdin.log:2: not valid JSON" in capsys.readouterr().err
+    assert main(["convert", "anthropic", "-", "-", "--out", str(out)]) == 2
+
+
+# --- hostile logs ---------------------------------------------------------------------------------
+
+DEEP = "[" * 100_000 + "]" * 100_000  # deeper than the JSON decoder's recursion limit
+
+
+def test_deeply_nested_json_lines_are_named_not_a_crash(tmp_path: Path) -> None:
+    goods = {
+        "openai-chat": read(LOGS / "openai_chat.jsonl")[0],
+        "anthropic": read(LOGS / "anthropic.jsonl")[0],
+        "otel": _simple_trace("t-ok"),
+    }
+    for fmt, good in goods.items():
+        log = write_jsonl(tmp_path / f"{fmt}.jsonl", DEEP, '{"id": "d", "messages": ' + DEEP + "}")
+        with log.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(good) + "\n")
+        stats = convert_files(fmt, [log], tmp_path / f"{fmt}.out.jsonl")
+        assert stats.sessions == 1, fmt
+        assert [str(e) for e in stats.errors] == [
+            f"{log}:1: not valid JSON: nested too deeply",
+            f"{log}:2: not valid JSON: nested too deeply",
+        ], fmt
+
+
+def _with_chat_span_field(trace: str, key: str, value: Any) -> dict[str, Any]:
+    export = _simple_trace(trace)
+    export["resourceSpans"][0]["scopeSpans"][0]["spans"][1][key] = value
+    return export
+
+
+def test_otel_span_with_bad_numbers_is_named_and_the_rest_converted(tmp_path: Path) -> None:
+    bad_int = [{"key": "gen_ai.usage.input_tokens", "value": {"intValue": "x"}}]
+    log = write_jsonl(
+        tmp_path / "t.jsonl",
+        _with_chat_span_field("t-time", "startTimeUnixNano", "soon"),
+        _with_chat_span_field("t-int", "attributes", bad_int),
+        _with_chat_span_field("t-attr", "attributes", ["not an attribute"]),
+        _with_chat_span_field("t-dbl", "attributes", [{"key": "d", "value": {"doubleValue": "x"}}]),
+        _simple_trace("t-ok"),
+    )
+    sessions, errors = convert("otel", tmp_path, log)
+    assert [s["id"] for s in sessions] == ["t-ok"]
+    assert [str(e) for e in errors] == [
+        f"{log}:1: span 'chat': startTimeUnixNano is not an integer ('soon')",
+        f"{log}:2: span 'chat': attribute 'gen_ai.usage.input_tokens': "
+        "intValue is not an integer ('x')",
+        f"{log}:3: span 'chat': an attribute is not a key/value object",
+        f"{log}:4: span 'chat': attribute 'd': doubleValue is not a number",
+    ]
+
+
+def test_otel_deeply_nested_messages_attribute_is_named(tmp_path: Path) -> None:
+    export = _simple_trace("t-deep")
+    chat = export["resourceSpans"][0]["scopeSpans"][0]["spans"][1]
+    chat["attributes"][1]["value"]["stringValue"] = DEEP
+    log = write_jsonl(tmp_path / "t.jsonl", export, _simple_trace("t-ok"))
+    sessions, errors = convert("otel", tmp_path, log)
+    assert [s["id"] for s in sessions] == ["t-ok"]
+    assert [str(e) for e in errors] == [
+        f"{log}: trace t-deep: span 'chat': gen_ai.input.messages is nested too deeply"
+    ]
+
+
+def test_anthropic_result_blocks_of_the_wrong_shape_are_named_not_a_crash(tmp_path: Path) -> None:
+    def fetched(session_id: str, content: Any) -> dict[str, Any]:
+        use = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_fetch", "input": {}}
+        result = {"type": "web_fetch_tool_result", "tool_use_id": "srvtoolu_1", "content": content}
+        return {
+            "id": session_id,
+            "messages": [
+                {"role": "user", "content": "Q?"},
+                {"role": "assistant", "content": [use, result, {"type": "text", "text": "A."}]},
+            ],
+        }
+
+    odd_document = {"type": "tool_result", "tool_use_id": "t1"}
+    odd_document["content"] = [{"type": "document", "source": "not an object"}]
+    log = write_jsonl(
+        tmp_path / "a.jsonl",
+        fetched("f1", "a string"),
+        fetched("f2", {"type": "web_fetch_result", "url": "https://x.test", "content": "text"}),
+        {
+            "id": "doc",
+            "messages": [
+                {"role": "user", "content": "Q?"},
+                {"role": "user", "content": [odd_document]},
+                {"role": "assistant", "content": "A."},
+            ],
+        },
+    )
+    sessions, errors = convert("anthropic", tmp_path, log)
+    assert [str(e) for e in errors] == [
+        f"{log}:1: record 'f1': tool call 'srvtoolu_1': web_fetch_tool_result content "
+        "must be an object, got str",
+        f"{log}:2: record 'f2': tool call 'srvtoolu_1': web_fetch_result content "
+        "must be an object, got str",
+    ]
+    (session,) = sessions
+    assert session["trajectory"][0]["unreadable"] == "1 block(s) of type document"
+
+
+def test_openai_chat_tool_call_and_annotation_of_the_wrong_shape_are_named(tmp_path: Path) -> None:
+    def record(session_id: str, call: Any, annotation: Any) -> dict[str, Any]:
+        answer = {"role": "assistant", "content": "A.", "annotations": [annotation]}
+        return {
+            "id": session_id,
+            "messages": [
+                {"role": "user", "content": "Q?"},
+                {"role": "assistant", "content": None, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": "call_1", "content": "page"},
+                answer,
+            ],
+        }
+
+    good_call = {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    log = write_jsonl(
+        tmp_path / "c.jsonl",
+        record("bad-call", {"id": "call_1", "function": "f"}, {}),
+        record("bad-note", good_call, {"type": "url_citation", "url_citation": "https://x"}),
+        record("ok", good_call, {}),
+    )
+    sessions, errors = convert("openai-chat", tmp_path, log)
+    assert [s["id"] for s in sessions] == ["ok"]
+    assert [str(e) for e in errors] == [
+        f"{log}:1: record 'bad-call': messages[1]: tool call 'call_1': "
+        "'function' must be an object, got str",
+        f"{log}:2: record 'bad-note': messages[3]: url_citation annotation "
+        "must be an object, got str",
+    ]
+
+
+def test_otel_call_arguments_from_the_tool_call_part_when_the_span_has_none(
+    tmp_path: Path,
+) -> None:
+    # gen_ai.tool.call.arguments is opt-in: many execute_tool spans lack it, while the chat span's
+    # output messages still carry the tool_call part with its arguments.
+    call = {"type": "tool_call", "id": "c1", "name": "web_fetch"}
+    call["arguments"] = {"url": "https://a.test/page"}
+    asked = [{"role": "assistant", "parts": [call]}]
+    tool = {"gen_ai__tool__call__id": "c1", "gen_ai__tool__name": "web_fetch"}
+    tool["gen_ai__tool__call__result"] = "page text"
+    log = write_jsonl(
+        tmp_path / "t.jsonl",
+        _export(
+            _span("root", None, "invoke_agent", 1),
+            _span(
+                "ch1",
+                "root",
+                "chat",
+                2,
+                gen_ai__input__messages=_user("Q?"),
+                gen_ai__output__messages=asked,
+            ),
+            _span("tool", "root", "execute_tool", 3, **tool),
+            _span("ch2", "root", "chat", 4, gen_ai__output__messages=_out("A.")),
+        ),
+    )
+    (session,), errors = convert("otel", tmp_path, log)
+    (ref,) = session["trajectory"]
+    assert errors == [] and ref["url"] == "https://a.test/page"
+    assert ref["args"] == {"url": "https://a.test/page"}
+    assert ref["title"] == "web_fetch(url=https://a.test/page)"

@@ -146,3 +146,19 @@ def test_the_python_api_takes_a_context_window(tmp_path: Path) -> None:
     assert srv.stats.refused_context == 0
     assert result.ratios == built.truth
     assert result.context is not None and result.context.counting_calls > 1
+
+
+def test_a_jury_is_planned_for_its_smallest_window() -> None:
+    import argparse
+    import io
+
+    from research_judge.cli._grading import judge_limits
+
+    args = argparse.Namespace(
+        prices=None, model="gpt-4.1", provider="openai", context_window=None,
+        jury="gpt-4o,anthropic:claude-3-5-haiku",
+    )  # fmt: skip
+    err = io.StringIO()
+    limits = judge_limits(args, err)
+    assert (limits.context_window, limits.max_output_tokens) == (128_000, 8192)
+    assert err.getvalue() == ""  # every juror is in the table: no notice

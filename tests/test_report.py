@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -14,6 +15,13 @@ from research_judge.report.distributions import ratio_bin
 from research_judge.report.svg import bar_chart
 from research_judge.report.worst import MAX_PROBLEMS_SHOWN, problems_of
 from research_judge.results.model import Result, VerdictRecord
+from research_judge.validate.agreement import McNemar, PassFailStats, Table2x2
+from research_judge.validate.dataset import ExcludedGroup, Exclusions
+from research_judge.validate.guidance import RULE_OF_THUMB, Guidance
+from research_judge.validate.length_bias import LengthBias
+from research_judge.validate.ordinal import CriterionAgreement
+from research_judge.validate.prevalence import CorrectedPassRate
+from research_judge.validate.report import ValidationReport
 from results_support import make_result
 
 EVIL = 'Why <script>alert("x")</script> & <img src="http://evil.example/p.png"> | *bold*?'
@@ -138,7 +146,7 @@ def test_problems_beyond_the_cap_are_counted_not_dropped_silently() -> None:
 
 def test_html_is_self_contained_and_holds_every_section(run: list[Result]) -> None:
     baseline = [make_result(r.session_id) for r in run]
-    html = render_html(build_report(run, baseline=baseline, agreement={"n": 3}))
+    html = render_html(build_report(run, baseline=baseline, agreement=validation_report()))
     page = scan(html)
     for section in SECTIONS:
         assert section in page.ids, section
@@ -203,49 +211,73 @@ def test_judge_change_is_loud_in_both_formats(run: list[Result]) -> None:
     assert "judge changed: these deltas mix agent and judge changes" in render_markdown(data)
 
 
-def test_agreement_section_renders_from_the_validation_dict(run: list[Result]) -> None:
-    agreement = {
-        "headline": "Judge agrees with people on 82% (kappa 0.52, moderate)",
-        "n": 100,
-        "raw_agreement": 0.82,
-        "raw_agreement_ci": [0.73, 0.88],
-        "cohen_kappa": 0.5319,
-        "cohen_kappa_ci": [0.35, 0.71],
-        "cohen_kappa_band": "moderate",
-        "agreement_on_human_pass": 66 / 68,
-        "confusion": {
-            "human_pass": {"judge_pass": 66, "judge_fail": 2},
-            "human_fail": {"judge_pass": 16, "judge_fail": 16},
+def validation_report(**stats: Any) -> ValidationReport:
+    """A typed validation report holding ``stats`` (the numbers a run of validate would give)."""
+    table = stats.pop("table", Table2x2(66, 2, 16, 16))
+    criteria = stats.pop("criteria", {})
+    return ValidationReport(
+        headline=stats.pop("headline", "Judge agrees with people on 82% (kappa 0.52, moderate)"),
+        pass_fail=PassFailStats(table=table, **stats),
+        criteria=criteria,
+        length_bias=LengthBias(unit=None),
+        guidance=Guidance(
+            target_half_width=0.1,
+            half_widths={},
+            labels_needed_for_kappa=None,
+            human_passes_needed=0,
+            human_fails_needed=0,
+            have={},
+            lines=["kappa known to +/-0.18"],
+        ),
+        excluded=Exclusions(ExcludedGroup("a"), ExcludedGroup("b"), ExcludedGroup("c")),
+        n_results=100,
+        n_labels=100,
+        seed=0,
+        n_boot=0,
+        corrected=CorrectedPassRate(raw=None, raw_ci=None, n_graded=0),
+        warnings=["only 32 human fails"],
+    )
+
+
+def test_agreement_section_renders_from_the_validation_report(run: list[Result]) -> None:
+    agreement = validation_report(
+        raw_agreement=0.82,
+        raw_agreement_ci=(0.73, 0.88),
+        cohen_kappa=0.5319,
+        cohen_kappa_ci=(0.35, 0.71),
+        agreement_on_human_pass=66 / 68,
+        mcnemar=McNemar(16, 2, 0.0013, "lenient"),
+        criteria={
+            "fluff": CriterionAgreement(
+                criterion="fluff",
+                n=40,
+                table=[[0, 0, 0], [0, 0, 0], [0, 0, 0]],
+                exact_agreement=0.5,
+                linear_kappa=0.41,
+                mean_shift=0.35,
+            )
         },
-        "mcnemar": {"p_value": 0.0013, "direction": "judge more lenient"},
-        "criteria": {
-            "fluff": {
-                "n": 40,
-                "exact_agreement": 0.5,
-                "linear_weighted_kappa": 0.41,
-                "mean_shift": 0.35,
-            }
-        },
-        "guidance": {"summary": ["kappa known to +/-0.18"], "rule_of_thumb": "at n = 100 ..."},
-        "warnings": ["only 32 human fails"],
-    }
+    )
     text = scan(render_html(build_report(run, agreement=agreement))).visible_text
     section = text.split("Judge vs human labels", 1)[1].split("Worst sessions", 1)[0]
     assert "Judge agrees with people on 82% (kappa 0.52, moderate)" in section
     assert "Raw agreement 82.0% [73.0%, 88.0%]" in section
     assert "Cohen's kappa 0.532 (moderate) [0.350, 0.710]" in section
     assert "Agreement on human passes 97.1% n/a" in section
-    assert "Agreement on human fails n/a n/a" in section  # missing key: n/a, not a crash
+    assert "Agreement on human fails n/a n/a" in section  # undefined: n/a, not a crash
     assert "judge pass judge fail human pass 66 2 human fail 16 16" in section
-    assert "p = 0.0013 (judge more lenient)" in section
+    assert "p = 0.0013 (lenient)" in section
     assert "kappa known to +/-0.18" in section and "only 32 human fails" in section
+    assert RULE_OF_THUMB.split(".")[0] in section
     assert "fluff 40 50.0% n/a 0.410 +0.35" in section
 
 
-def test_agreement_view_tolerates_an_empty_or_odd_dict() -> None:
-    view = agreement_view({"confusion": {"human_pass": None}, "cohen_kappa": None, "n": True})
-    assert view.headline == "n/a" and view.n == "n/a" and view.mcnemar == "n/a"
-    assert view.confusion == (("n/a", "n/a"), ("n/a", "n/a"))
+def test_undefined_statistics_show_as_n_a() -> None:
+    view = agreement_view(
+        validation_report(table=Table2x2(0, 0, 0, 0), raw_agreement=math.nan, mcnemar=None)
+    )
+    assert view.n == "0" and view.mcnemar == "n/a"
+    assert view.confusion == (("0", "0"), ("0", "0"))
     assert all(row.value == "n/a" and row.interval == "n/a" for row in view.rows)
 
 

@@ -56,4 +56,15 @@ def test_verdict_records_round_trip_with_extra_keys_kept() -> None:
 
 
 def test_exit_codes_are_the_documented_numbers() -> None:
-    assert [int(c) for c in ExitCode] == [0, 1, 2, 3, 4, 5, 70, 130, 141, 143]
+    assert [int(c) for c in ExitCode] == [0, 1, 2, 3, 4, 5, 6, 70, 130, 141, 143]
+
+
+def test_grade_exit_code_tells_bad_input_from_a_judge_failure() -> None:
+    from research_judge.cli._grading import grade_exit_code
+
+    assert grade_exit_code(0, {}) == ExitCode.OK
+    assert grade_exit_code(1, {}) == ExitCode.FAILED  # a bad input line
+    assert grade_exit_code(0, {"judge_output": 2, "api": 1}) == ExitCode.JUDGE_FAILED
+    # An unreadable offloaded result is the user's input, and input wins over the judge.
+    assert grade_exit_code(0, {"content_ref": 1, "api": 3}) == ExitCode.FAILED
+    assert grade_exit_code(2, {"api": 3}) == ExitCode.FAILED

@@ -9,7 +9,8 @@ import numpy.typing as npt
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from research_judge.validate.agreement import headline, landis_koch, pass_fail_stats
+from research_judge.validate.agreement import landis_koch, pass_fail_stats
+from research_judge.validate.headline import headline
 
 
 def arrays(a: int, b: int, c: int, d: int) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:

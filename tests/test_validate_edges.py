@@ -153,7 +153,7 @@ def test_weighted_kappa_is_null_where_the_pass_fail_kappa_would_be() -> None:
 def test_headline_says_whether_to_trust_the_judge_before_its_lean(
     table: tuple[int, int, int, int], opening: str
 ) -> None:
-    from research_judge.validate.agreement import full_headline
+    from research_judge.validate.headline import full_headline
 
     s = pass_fail_stats(*arrays(*table), seed=0, n_boot=2000)
     text = full_headline(s)
@@ -162,7 +162,7 @@ def test_headline_says_whether_to_trust_the_judge_before_its_lean(
 
 
 def test_a_weak_judge_with_no_lean_is_not_headlined_as_fine() -> None:
-    from research_judge.validate.agreement import full_headline
+    from research_judge.validate.headline import full_headline
 
     # kappa 0.18 with an interval reaching below 0: the old headline opened with
     # "no significant lean".

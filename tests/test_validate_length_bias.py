@@ -114,7 +114,8 @@ def test_judge_that_passes_every_human_pass_is_fitted_on_human_fails() -> None:
     data = synthetic(length_effect=1.0, seed=2, n=600)
     judge = data.judge_pass | data.human_pass  # quasi-separation by the human label
     out = length_bias(paired(data.human_pass, judge, data.words))
-    assert out.model is not None and out.model.scope.startswith("human fails only")
+    assert out.model is not None
+    assert out.model.scope == "human fails only (the judge gave every human pass the same verdict)"
     assert out.model.n == int((~data.human_pass).sum())
     assert out.model.odds_ratio_ci is not None and out.model.odds_ratio_ci[0] > 1
 
@@ -177,7 +178,10 @@ def test_lenient_judge_passing_every_human_fail_is_fitted_on_the_class_that_vari
     judge = ~human | (rng.random(n) < 1 / (1 + np.exp(-(0.3 + 1.0 * z_all))))
     out = length_bias(paired(human, judge, np.expm1(log_words)))
     assert out.model is not None and out.model.odds_ratio_per_sd is not None, out.reading
-    assert out.model.scope.startswith("human passes only")
+    # The scope names the class the judge did not vary on in plain words.
+    assert out.model.scope == (
+        "human passes only (the judge gave every human fail the same verdict)"
+    )
     assert out.model.n == int(human.sum())
     ref_or, ref_ci = _statsmodels_or(z_all[human], judge[human])
     assert out.model.odds_ratio_per_sd == pytest.approx(ref_or, rel=1e-5)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from research_judge.cli import main
+from research_judge.stats.intervals import wilson
 from research_judge.validate.agreement import Table2x2
 from research_judge.validate.labels import HumanLabel, Labels
 from research_judge.validate.prevalence import corrected_pass_rate, rogan_gladen
@@ -159,9 +160,7 @@ def test_html_and_markdown_show_the_bars_and_the_corrected_rate() -> None:
     from research_judge.report import build_report, render_html, render_markdown
 
     results, labels = run_with_unlabelled((66, 2, 16, 16), 10, 5)
-    agreement = validate_run(
-        results, labels, n_boot=500, min_kappa=0.6, min_fail_agreement=0.4
-    ).to_dict()
+    agreement = validate_run(results, labels, n_boot=500, min_kappa=0.6, min_fail_agreement=0.4)
     data = build_report(results, agreement=agreement)
     html, md = render_html(data), render_markdown(data)
     for page in (html, md):
@@ -170,3 +169,24 @@ def test_html_and_markdown_show_the_bars_and_the_corrected_rate() -> None:
         assert "ok: agreement on human fails 0.500" in page
         assert "Gates: FAILED" in page
         assert "do not trust this judge to catch failures" in page
+
+
+def test_a_judge_perfect_on_few_labels_does_not_make_the_corrected_rate_certain() -> None:
+    # No disagreement on 20 human passes and 10 human fails: sensitivity and specificity are
+    # 1 as observed, but 10 of 10 only bounds specificity to its Wilson interval
+    # [10 / (10 + z^2), 1] = [0.72, 1], and 20 of 20 bounds sensitivity to [0.84, 1]. By hand,
+    # with the run's raw rate 0.7: specificity 0.72 gives (0.7 + 0.72 - 1) / 0.72 = 0.585,
+    # sensitivity 0.84 gives 0.7 / 0.84 = 0.83. An interval that carries both uncertainties
+    # must reach well beyond the raw rate's own Wilson interval [0.671, 0.728].
+    t = Table2x2(20, 0, 0, 10)
+    raw_low, raw_high = wilson(700, 1000) or (0.0, 0.0)
+    boot = corrected_pass_rate(700, 1000, t, seed=3, n_boot=20_000)
+    assert boot.value == pytest.approx(0.7)
+    assert boot.ci is not None
+    low, high = boot.ci
+    assert low < 0.65 < raw_low and high > 0.75 > raw_high
+    # The delta method has no derivative to carry at a rate of exactly 0 or 1: no interval,
+    # with the reason, rather than the raw rate's interval passed off as the corrected one's.
+    delta = corrected_pass_rate(700, 1000, t, seed=3, n_boot=0)
+    assert delta.ci is None and delta.undefined is not None
+    assert "0 or 1" in delta.undefined

@@ -12,7 +12,7 @@ import pytest
 from research_judge.errors import InvalidJudgeOutput
 from research_judge.judge.verdicts import (
     COUNTING_SCHEMA,
-    CRITERIA,
+    SCORE_NAMES,
     SCORING_SCHEMA,
     Score,
     Verdict,
@@ -262,23 +262,23 @@ def test_valid_scoring_reply_parses() -> None:
 def test_scoring_order_does_not_matter_and_extra_keys_are_tolerated() -> None:
     items = [score("structure"), score("effectiveness"), {**score("fluff"), "tally": 2}]
     parsed = parse_scoring(json.dumps({"scores": items, "overall": "ignored"}))
-    assert set(parsed) == set(CRITERIA)
+    assert set(parsed) == set(SCORE_NAMES)
 
 
-@pytest.mark.parametrize("missing", CRITERIA)
+@pytest.mark.parametrize("missing", SCORE_NAMES)
 def test_missing_criterion(missing: str) -> None:
-    items = [score(c) for c in CRITERIA if c != missing]
+    items = [score(c) for c in SCORE_NAMES if c != missing]
     assert scoring_problems(scoring(*items)) == f"criterion {missing!r} is missing"
 
 
 def test_duplicate_criterion() -> None:
-    items = [score(c) for c in CRITERIA] + [score("fluff", 3)]
+    items = [score(c) for c in SCORE_NAMES] + [score("fluff", 3)]
     assert scoring_problems(scoring(*items)) == "criterion 'fluff' appears 2 times"
 
 
 @pytest.mark.parametrize("name", ["overall", "Fluff", "clarity", ""])
 def test_unknown_or_extra_criterion(name: str) -> None:
-    items = [score(c) for c in CRITERIA] + [score(name)]
+    items = [score(c) for c in SCORE_NAMES] + [score(name)]
     assert scoring_problems(scoring(*items)).startswith("scores.3.criterion:")
 
 
@@ -328,7 +328,7 @@ def test_scoring_item_puts_reasoning_before_score() -> None:
         assert keys.index("reasoning") < keys.index("score")
         assert keys.index("evidence") < keys.index("score")
     assert item["properties"]["score"]["enum"] == [1, 2, 3]
-    assert item["properties"]["criterion"]["enum"] == list(CRITERIA)
+    assert item["properties"]["criterion"]["enum"] == list(SCORE_NAMES)
 
 
 def test_counting_schema_enumerates_checks_and_answers() -> None:

@@ -27,7 +27,7 @@ _EXPORTS = {
     "Reference": "sessions.model",
     "iter_sessions": "sessions.model",
     "Judge": "judge.grader",
-    "JudgeSettings": "judge.grader",
+    "JudgeSettings": "judge.settings",
     "VerdictPolicy": "judge.policy",
     "load_policy": "judge.policy",
     "PromptSet": "judge.prompts",
@@ -135,9 +135,10 @@ if TYPE_CHECKING:
     from .compare import compare_runs
     from .engine import RunOptions, Selection, grade_file
     from .errors import ApiError, InvalidSessionsError, JudgeError, ResearchJudgeError, UserError
-    from .judge.grader import Judge, JudgeSettings
+    from .judge.grader import Judge
     from .judge.policy import VerdictPolicy, load_policy
     from .judge.prompts import PromptSet
+    from .judge.settings import JudgeSettings
     from .results.model import Result, read_results
     from .sessions.model import Reference, Session, iter_sessions
     from .validate import read_labels, validate_run

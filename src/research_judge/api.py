@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeAlias, TypeVar, cast
 
 from pydantic import ValidationError
 
+from ._validation import describe_validation_error
 from .clients.chain import ClientSettings, build_client
 from .compare import DEFAULT_CRITICAL_THRESHOLD, DEFAULT_THRESHOLD
 from .cost.prices import PriceTable
@@ -30,14 +31,15 @@ from .cost.windows import WindowTable
 from .engine.progress import Progress
 from .engine.run import RunOptions, grade_sessions
 from .errors import InputFileError, InvalidSessionsError, UserError
-from .judge.grader import Judge, JudgeSettings
+from .judge.build import build_judge
 from .judge.policy import VerdictPolicy, load_policy
-from .judge.prompts import PromptSet
+from .judge.settings import DEFAULT_REPEATS, JudgeSettings
 from .report import DEFAULT_WORST
 from .results.model import Result, read_results
 from .results.sink import ResultsList
-from .sessions.model import Session, describe_validation_error, iter_sessions
+from .sessions.model import Session, iter_sessions
 from .sessions.store import open_store
+from .stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 
 if TYPE_CHECKING:
     import pandas
@@ -77,6 +79,7 @@ async def agrade(
     max_attempts: int = _J.max_attempts,
     temperature: float | None = _J.temperature,
     strict_evidence: bool = _J.strict_evidence,
+    repeats: int = DEFAULT_REPEATS,
     prompts: PathLike | None = None,
     policy: VerdictPolicy | PathLike | None = None,
     prices: PriceTable | PathLike | None = None,
@@ -91,10 +94,10 @@ async def agrade(
     nothing is sent. The settings and their defaults are the ``grade`` command's (``cache``
     is ``not --no-cache``; ``policy`` a ``VerdictPolicy`` or a TOML file with a [policy] table;
     ``prices`` a ``PriceTable`` or a price file adding to the shipped table, whose
-    ``context_window`` entries count too; ``context_window`` overrides the model's window).
-    ``progress`` prints the CLI's progress line on stderr. ``store`` (a folder or
-    ``s3://bucket/prefix``) is where references with ``content_ref`` are read from, as
-    ``grade --store``.
+    ``context_window`` entries count too; ``context_window`` overrides the model's window;
+    ``repeats`` K samples of every call, combined, as ``--repeats``). ``progress`` prints the
+    CLI's progress line on stderr. ``store`` (a folder or ``s3://bucket/prefix``) is where
+    references with ``content_ref`` are read from, as ``grade --store``.
 
     A provider that stays down raises ``ProviderDownError``; a prompt template that cannot
     render a session raises ``ConfigError``. Every other failure is one session's ``error``.
@@ -122,18 +125,18 @@ async def agrade(
     )
     chosen_policy = policy if isinstance(policy, VerdictPolicy) else load_policy(_path(policy))
     table = prices if isinstance(prices, PriceTable) else PriceTable.load(_path(prices))
-    prompt_set = PromptSet(_path(prompts))
     sink = ResultsList()
     content_store = open_store(store) if store is not None else None
     client = build_client(settings)
     try:
         windows = WindowTable.load(None if isinstance(prices, PriceTable) else _path(prices))
-        judge = Judge(
+        judge = build_judge(
             client,
-            prompts=prompt_set,
+            prompts=_path(prompts),
             policy=chosen_policy,
             settings=judge_settings,
             prices=table,
+            repeats=repeats,
             limits=windows.limits_for(model, context_window),
         )
         shown = Progress(len(items), stream=sys.stderr) if progress else None
@@ -180,8 +183,8 @@ def validate(
     results: ResultsInput,
     labels: LabelsInput,
     *,
-    seed: int = 0,
-    n_boot: int = 10_000,
+    seed: int = BOOTSTRAP_SEED,
+    n_boot: int = BOOTSTRAP_RESAMPLES,
     min_kappa: float | None = None,
     min_fail_agreement: float | None = None,
 ) -> ValidationReport:

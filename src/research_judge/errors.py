@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from enum import IntEnum, StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .clients.base import Usage
 
 
 class ExitCode(IntEnum):
@@ -19,6 +23,7 @@ class ExitCode(IntEnum):
     PROVIDER_DOWN = 3  # the provider was unreachable or refused us (a grade run resumes)
     STOPPED = 4  # --max-cost stopped the run before every session was sent
     OUTPUT_FAILED = 5  # an output could not be written
+    JUDGE_FAILED = 6  # grade: every input was good, but some sessions ended with a judge error
     INTERNAL = 70  # a bug (sysexits' EX_SOFTWARE): never 1, so it cannot pass for a gate
     INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
     PIPE_CLOSED = 141  # 128 + SIGPIPE: the reader of stdout left (`| head`)
@@ -86,7 +91,9 @@ class ReplayMissError(UserError):
 
 
 class OutputError(ResearchJudgeError):
-    """An output cannot be written (disk full, read-only, not a regular file)."""
+    """An output cannot be written (disk full, read-only, not a regular file, in use by another
+    run). Nothing is wrong with the input: what was written so far is intact, and the same
+    command resumes once the cause is gone."""
 
     exit_code = ExitCode.OUTPUT_FAILED
 
@@ -107,7 +114,14 @@ class InvalidJudgeOutput(JudgeError):
 
 
 class JudgeRefusal(JudgeError):
-    """The model declined to answer or stopped before finishing its reply."""
+    """The model declined to answer or stopped before finishing its reply.
+
+    ``usage`` is what the provider billed for the reply anyway (a cut reply costs its tokens).
+    """
+
+    def __init__(self, message: str, usage: Usage | None = None) -> None:
+        self.usage = usage
+        super().__init__(message)
 
 
 class OutputTruncated(JudgeRefusal):
@@ -128,6 +142,7 @@ class ApiError(ResearchJudgeError):
 
     def __init__(self, message: str, status: int | None = None) -> None:
         self.status = status
+        self.usage: Usage | None = None  # set when an error reply still reported usage
         super().__init__(message)
 
 

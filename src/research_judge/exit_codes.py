@@ -4,9 +4,12 @@
 A CI script branches on these, so each number means one thing across every verb. The table below
 is what ``research-judge --help`` prints and what docs/ci.md shows (a test keeps them equal).
 
-The contract fixes two of the overlaps: bad input and bad usage are 2 on every verb, and
-``grade`` also ends with 2 when a session failed (a judge error); the closing summary (``--json``:
-``errors`` against ``input_errors``) tells those apart.
+Bad input and bad usage are 2 on every verb (the contract's code for them). A ``grade`` run whose
+input was all good but where some sessions ended with a judge error (the API failed after every
+retry, every reply broke the wire format, the session did not fit the window) ends with 6, so a
+CI script can tell "fix your data" from "the judge or the provider misbehaved" (issue 16, which
+the contract says wins where the two disagree). An unreadable offloaded tool result is the
+user's input, so it is 2; with both kinds in one run, 2 wins: the input is the first thing to fix.
 """
 
 from __future__ import annotations
@@ -24,8 +27,8 @@ MEANING: dict[ExitCode, str] = {
         "regression, a validate gate was not met"
     ),
     ExitCode.FAILED: (
-        "bad usage or bad input (a flag, the config file, an input file or line); for grade "
-        "also: a session failed with a judge error (the good ones are still written)"
+        "bad usage or bad input (a flag, the config file, an input file or line, an unreadable "
+        "offloaded tool result); the good sessions are still graded"
     ),
     ExitCode.PROVIDER_DOWN: (
         "the provider could not be reached or kept failing: the run stopped, resumable"
@@ -33,6 +36,11 @@ MEANING: dict[ExitCode, str] = {
     ExitCode.STOPPED: "--max-cost reached: the run stopped before sending more, resumable",
     ExitCode.OUTPUT_FAILED: (
         "an output could not be written (disk full, read-only, locked by another run)"
+    ),
+    ExitCode.JUDGE_FAILED: (
+        "grade: the input was good, but some sessions ended with a judge error (API failure, "
+        "invalid replies after every re-ask, too large for the window); the others are graded "
+        "and --retry-errors re-sends the failed ones"
     ),
     ExitCode.INTERNAL: "internal error (a bug: the traceback is printed; please report it)",
     ExitCode.INTERRUPTED: "interrupted (Ctrl-C): what was written is kept, resumable",

@@ -50,7 +50,7 @@ def assert_no_regressions(
     """
     from .api import compare
     from .ci.gates import compare_gates, failed
-    from .compare.core import DEFAULT_CRITICAL_THRESHOLD, DEFAULT_THRESHOLD
+    from .compare.model import DEFAULT_CRITICAL_THRESHOLD, DEFAULT_THRESHOLD
 
     __tracebackhide__ = True
     cmp = compare(

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from .._format import num as _num
 from ..compare.model import JUDGE_CHANGED, Comparison, MetricDelta
 from ..errors import ConfigError
 
@@ -103,9 +104,3 @@ def _bar_detail(value: float | None, ci: tuple[float, float] | None, bar: float)
     shown = "undefined" if value is None else f"{value:.3f}"
     interval = "" if ci is None else f" (95% CI {ci[0]:.3f} to {ci[1]:.3f})"
     return f"{shown}{interval}; bar {bar:g}"
-
-
-def _num(value: float | None, *, signed: bool = False) -> str:
-    if value is None:
-        return "n/a"
-    return f"{value:+.3f}" if signed else f"{value:.3f}"

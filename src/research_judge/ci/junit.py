@@ -13,6 +13,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from .._format import num as _num
+from .._format import pct as _pct
 from ..errors import InputFileError
 from ..results.model import SCORE_NAMES, Result
 from .gates import Gate
@@ -179,14 +181,6 @@ def validate_cases(report: ValidationReport, gates: Sequence[Gate] = ()) -> list
         cases.append(Case(name, output=shown))
     cases.extend(gate_cases(gates))
     return cases
-
-
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
-
-
-def _num(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
 
 
 def _interval(value: object) -> str:

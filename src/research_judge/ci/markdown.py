@@ -10,6 +10,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from .._format import num as _num
+from .._format import pct as _pct
 from ..report.render import markdown_escape
 from .gates import Gate, failed
 
@@ -123,16 +125,6 @@ def _ids(title: str, ids: Sequence[str]) -> str:
     shown = ", ".join(esc(i) for i in ids[:_IDS_SHOWN])
     more = f" and {len(ids) - _IDS_SHOWN} more" if len(ids) > _IDS_SHOWN else ""
     return f"- {title} ({len(ids)}): {shown}{more}"
-
-
-def _num(value: float | None, *, signed: bool = False) -> str:
-    if value is None:
-        return "n/a"
-    return f"{value:+.3f}" if signed else f"{value:.3f}"
-
-
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
 
 
 def _ci(value: object, *, pct: bool = False) -> str:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
@@ -26,9 +27,10 @@ def emit_grade_ci(
     from ..ci.junit import grade_cases, to_xml
     from ..report import build_report, render_markdown
 
+    # A --max-cost below one session's estimate stops before --out is even created.
     results = [
         r
-        for r in iter_results(args.out)
+        for r in iter_results(args.out, missing_ok=True)
         if not isinstance(r, InputFileError) and r.session_id in selected
     ]
 
@@ -70,3 +72,11 @@ def _error_annotations(results: Sequence[Result]) -> list[str]:
         f"{shown}{more}; rerun with --retry-errors to try them again"
     )
     return [command("warning", message, title="research-judge grade: judge errors")]
+
+
+def annotate_stop(args: argparse.Namespace, message: str) -> None:
+    """A run that stopped before its summary (provider down) still gets its annotation."""
+    from ..ci.github import annotations_wanted, command
+
+    if annotations_wanted(args.annotations):
+        print(command("error", message, title="research-judge grade: stopped"), file=sys.stderr)

@@ -14,7 +14,7 @@ from typing import TextIO
 
 from ..clients.base import JudgeClient, JudgeRequest, JudgeResponse
 from ..clients.chain import ClientSettings, build_client, resilience_of
-from ..clients.jury import JuryClient, build_jury
+from ..clients.jury import JuryClient, build_jury, parse_juror
 from ..cost.prices import PriceTable
 from ..cost.windows import ModelLimits, WindowTable
 from ..engine import (
@@ -27,17 +27,33 @@ from ..engine import (
 )
 from ..engine.progress import Progress
 from ..engine.select import selected_sessions
-from ..errors import ConfigError, ContentRefError, ExitCode, InputFileError, ProviderDownError
+from ..errors import (
+    ConfigError,
+    ContentRefError,
+    ErrorKind,
+    ExitCode,
+    InputFileError,
+    ProviderDownError,
+)
+from ..judge.build import build_judge
 from ..judge.grader import Judge, JudgeSettings
 from ..judge.policy import VerdictPolicy, load_policy
-from ..judge.prompts import PromptSet
 from ..results.model import iter_results
-from ..results.summary import format_summary, summarize
+from ..results.summary import Summary, format_summary, summarize
+from ..safety import check_distinct, check_finite, check_output_target
 from ..sessions.store import open_store, resolve_session
-from ._grade_ci import emit_grade_ci
+from ._batch import (
+    BATCH_SESSIONS_IN_FLIGHT,
+    BatchProgress,
+    batch_counters,
+    batch_summary,
+    resume_hint,
+)
+from ._grade_ci import annotate_stop, emit_grade_ci
 
 
 def client_settings(args: argparse.Namespace) -> ClientSettings:
+    batch = bool(getattr(args, "batch", False))
     return ClientSettings(
         provider=args.provider,
         model=args.model,
@@ -53,20 +69,53 @@ def client_settings(args: argparse.Namespace) -> ClientSettings:
         replay=args.replay,
         token_field=args.token_field,
         send_material=args.send_material,
+        batch=batch,
+        batch_poll=getattr(args, "batch_poll", ClientSettings.batch_poll),
+        batch_dir=f"{args.out}.batches" if batch else None,
     )
 
 
+def check_args(args: argparse.Namespace, settings: ClientSettings) -> None:
+    """The paths and settings the chain does not own, checked before anything is read, written
+    or sent: no output may be an input or another output, nor a device, FIFO or folder."""
+    check_finite("--max-cost", args.max_cost)
+    cache = None if not settings.cache or args.replay else settings.resolved_cache_dir
+    check_distinct(
+        [
+            ("the sessions file", args.sessions),
+            ("--replay", args.replay),
+            ("--cache-dir", cache),
+            ("--prompts", args.prompts),
+            ("--config", args.config),
+            ("--prices", args.prices),
+        ],
+        [("--out", args.out), ("--record", args.record), ("--junit", args.junit)],
+    )
+    check_output_target("--out", args.out)
+    if args.record and str(args.record).endswith(".jsonl"):
+        check_output_target("--record", args.record)
+
+
 def judge_limits(args: argparse.Namespace, err: TextIO) -> ModelLimits:
-    """The judge model's window and output limit; a one-line notice when they are guessed."""
+    """The judge model's window and output limit; a one-line notice when they are guessed.
+
+    With ``--jury`` every juror is sent the same requests: they are planned for the smallest
+    window and output limit among them."""
     table = WindowTable.load(args.prices)
-    limits = table.limits_for(args.model, args.context_window)
-    notice = table.notice(args.model, limits)
-    if notice:
-        print(f"research-judge grade: {notice}", file=err)
-    return limits
+    specs = [s for s in (getattr(args, "jury", None) or "").split(",") if s.strip()]
+    models = [args.model, *(parse_juror(spec, args.provider)[1] for spec in specs)]
+    chosen: ModelLimits | None = None
+    for model in models:
+        limits = table.limits_for(model, args.context_window)
+        notice = table.notice(model, limits)
+        if notice:
+            print(f"research-judge grade: {notice}", file=err)
+        chosen = limits if chosen is None else chosen.narrowest(limits)
+    assert chosen is not None
+    return chosen
 
 
-def build_judge(
+def judge_for(
     args: argparse.Namespace, client: JudgeClient, prices: PriceTable, limits: ModelLimits
 ) -> Judge:
     # Every policy field has a --min-* flag of the same name; unset flags are None.
@@ -79,35 +128,27 @@ def build_judge(
         counting_max_tokens=args.counting_max_tokens,
         scoring_max_tokens=args.scoring_max_tokens,
     )
-    repeats = getattr(args, "repeats", 1)
-    if isinstance(client, JuryClient):
-        repeats = len(client)
-    if repeats != 1:
-        from ..judge.repeats import RepeatingJudge
-
-        return RepeatingJudge(
-            client,
-            repeats=repeats,
-            prompts=PromptSet(args.prompts),
-            policy=policy,
-            settings=settings,
-            prices=prices,
-            limits=limits,
-        )
-    return Judge(
+    # A jury is one sample per juror: the repeats machinery combines them.
+    repeats = len(client) if isinstance(client, JuryClient) else args.repeats
+    return build_judge(
         client,
-        prompts=PromptSet(args.prompts),
+        prompts=args.prompts,
         policy=policy,
         settings=settings,
         prices=prices,
+        repeats=repeats,
         limits=limits,
     )
 
 
 async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     settings = client_settings(args)  # checks the chain's flags, even for a dry run
+    check_args(args, settings)
     selection = Selection(where=parse_where(args.where), sample=args.sample, seed=args.seed)
+    batch = bool(getattr(args, "batch", False))
     prices = PriceTable.load(args.prices)
+    if batch:
+        prices = prices.for_batch()  # --dry-run, --max-cost and every result's cost
     if getattr(args, "repeats", 1) < 1:
         raise ConfigError(f"--repeats must be 1 or more, got {args.repeats}")
     jury = [s for s in (getattr(args, "jury", None) or "").split(",") if s.strip()]
@@ -122,10 +163,17 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             file=err,
         )
     store = open_store(args.store) if args.store else None
-    client = build_jury(settings, jury) if jury else build_client(settings)
+    if jury and batch:
+        raise ConfigError("--jury and --batch cannot be combined yet: choose one")
+    batch_progress = BatchProgress(err, enabled=not args.quiet)
+    client = (
+        build_jury(settings, jury)
+        if jury
+        else build_client(settings, on_batch_change=batch_progress)
+    )
     try:
         # After the client: a bad flag is reported alone, before any notice.
-        judge = build_judge(args, client, prices, judge_limits(args, err))
+        judge = judge_for(args, client, prices, judge_limits(args, err))
         budget = (
             Budget(args.max_cost, Estimator(judge, prices)) if args.max_cost is not None else None
         )
@@ -153,18 +201,17 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
                 args.out,
                 judge,
                 RunOptions(
-                    concurrency=args.concurrency,
+                    # In batch mode a session waits for its batch, not for a connection.
+                    concurrency=BATCH_SESSIONS_IN_FLIGHT if batch else args.concurrency,
                     retry_errors=args.retry_errors,
                     selection=selection,
+                    window=BATCH_SESSIONS_IN_FLIGHT if batch else None,
                 ),
                 progress=progress,
                 budget=budget,
                 on_input_error=report_input_error,
                 store=store,
             )
-        except (KeyboardInterrupt, asyncio.CancelledError):
-            progress.interrupt()  # the "interrupted" message then starts on its own line
-            raise
         except ProviderDownError as exc:
             progress.close()
             print(
@@ -172,16 +219,18 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
                 "so far; run the same command again to resume.",
                 file=err,
             )
+            annotate_stop(args, f"provider down: {exc}; rerun the same command to resume")
             return ExitCode.PROVIDER_DOWN
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            progress.interrupt()  # the "interrupted" message then starts on its own line
+            if batch:
+                print(resume_hint(args.out), file=err)
+            raise
     finally:
         await client.aclose()
 
     order = set(stats.order)
-    summary = summarize(
-        r
-        for r in iter_results(args.out)
-        if not isinstance(r, InputFileError) and r.session_id in order
-    )
+    summary = _summary_of(args.out, order)
     cost = f"${stats.cost_usd:.4f}" if stats.cost_known else "unknown (no price for the model)"
     run_line = (
         f"this run: graded {stats.graded} (reused {stats.reused} from {args.out}), "
@@ -228,16 +277,26 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             print(f"input: {len(stats.input_errors)} bad line(s) skipped (listed above)", file=out)
         if stats.repaired_torn_line:
             print(f"resumed: repaired the unfinished last line of {args.out}", file=out)
+        if batch and (counters := batch_counters(client)) is not None:
+            print(batch_summary(counters, args.out), file=out)
     emit_grade_ci(args, order, stats.input_errors, stopped=stats.stopped)
     if stats.stopped == "budget":
-        left = stats.selected - summary.sessions
+        left = stats.not_sent
         print(
             f"research-judge grade: stopped: --max-cost ${args.max_cost} reached; {left} "
             "session(s) not sent. Raise the limit and run again to resume.",
             file=err,
         )
         return ExitCode.STOPPED
-    return ExitCode.FAILED if stats.input_errors or summary.errors else ExitCode.OK
+    return grade_exit_code(len(stats.input_errors), summary.error_kinds)
+
+
+def _summary_of(path: str, order: set[str]) -> Summary:
+    # A --max-cost below one session's estimate stops before the file is even created.
+    written = iter_results(path, missing_ok=True)
+    return summarize(
+        r for r in written if not isinstance(r, InputFileError) and r.session_id in order
+    )
 
 
 def _count_lines(path: str) -> int | None:
@@ -252,7 +311,7 @@ async def _dry_run(
     args: argparse.Namespace, selection: Selection, prices: PriceTable, err: TextIO, out: TextIO
 ) -> int:
     # A dry run needs the prompts and the model name, never a client: use a stand-in.
-    judge = build_judge(args, _NoClient(args.provider, args.model), prices, judge_limits(args, err))
+    judge = judge_for(args, _NoClient(args.provider, args.model), prices, judge_limits(args, err))
     estimator = Estimator(judge, prices)
     store = open_store(args.store) if args.store else None
     n = bad = unreadable = unread = tokens_in = tokens_out = calls = split = 0
@@ -280,6 +339,8 @@ async def _dry_run(
         tokens_out += e.output_tokens
         cost += e.cost_usd or 0.0
     shown = f"${cost:.4f}" if known else f"unknown (no price for {args.model!r}; use --prices)"
+    if prices.batch:
+        shown += f" at batch prices (x{prices.batch_multiplier:g} of the standard rates)"
     print(
         f"dry run: {n} session(s), {calls} judge calls"
         + (f" ({split} session(s) larger than one call are split)" if split else "")
@@ -289,6 +350,14 @@ async def _dry_run(
         "re-asks and provider prompt-cache discounts are not included.",
         file=out,
     )
+    if args.max_cost is not None and known:
+        # A real run reserves each session's estimate before sending it and stops at the limit.
+        verdict = (
+            "within it"
+            if cost <= args.max_cost
+            else "over it: a run would stop before sending every session"
+        )
+        print(f"--max-cost ${args.max_cost:g}: the estimate is {verdict}", file=out)
     if getattr(args, "jury", None):
         print(
             "with --jury: this counts the --model judge only; each added juror sends as many "
@@ -318,3 +387,10 @@ class _NoClient:
 
     async def aclose(self) -> None:
         return None
+
+
+def grade_exit_code(input_errors: int, error_kinds: dict[str, int]) -> ExitCode:
+    """2 for anything wrong with the user's input, 6 when only the judge failed sessions."""
+    if input_errors or error_kinds.get(ErrorKind.CONTENT_REF, 0):
+        return ExitCode.FAILED
+    return ExitCode.JUDGE_FAILED if error_kinds else ExitCode.OK

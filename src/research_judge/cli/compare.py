@@ -11,7 +11,7 @@ import json
 import sys
 from typing import Any
 
-from ..compare.core import DEFAULT_CRITICAL_THRESHOLD, DEFAULT_THRESHOLD
+from ..compare.model import DEFAULT_CRITICAL_THRESHOLD, DEFAULT_THRESHOLD
 from ..errors import ExitCode, UserError
 from ._ci import add_ci_flags, check_stdout, emit, main_output
 from .config import add_config_flag
@@ -85,8 +85,13 @@ def run(args: argparse.Namespace) -> int:
     from ..ci.markdown import compare_markdown
     from ..compare import compare_runs, render_text
     from ..results.model import read_results
+    from ..safety import check_distinct
 
     check_stdout(args)
+    check_distinct(
+        [("BASELINE", args.baseline), ("CURRENT", args.current), ("--rejudged", args.rejudged)],
+        [("--junit", args.junit)],
+    )
     baseline = read_results(args.baseline)
     current = read_results(args.current)
     rejudged = None if args.rejudged is None else read_results(args.rejudged)

@@ -44,7 +44,9 @@ def register(subparsers: Any) -> None:
         formatter_class=DefaultsFormatter,
     )
     p.add_argument("format", metavar="FORMAT", choices=FORMATS, help=" | ".join(FORMATS))
-    p.add_argument("inputs", metavar="INPUT", nargs="+", help="log files, read in order")
+    p.add_argument(
+        "inputs", metavar="INPUT", nargs="+", help="log files, read in order (- for stdin)"
+    )
     p.add_argument(
         "--out",
         required=True,
@@ -63,14 +65,22 @@ def register(subparsers: Any) -> None:
 
 
 def run_convert(args: argparse.Namespace) -> int:
-    from ..errors import ExitCode, InputFileError
+    from ..errors import ConfigError, ExitCode, InputFileError
     from ..sessions.convert import ConvertOptions, compile_stub_pattern, convert_files
+    from ._stdin import STDIN, spooled_stdin
 
     def report(exc: InputFileError) -> None:
         print(f"research-judge convert: {exc}", file=sys.stderr)
 
     options = ConvertOptions(stub_pattern=compile_stub_pattern(args.stub_pattern))
-    stats = convert_files(args.format, args.inputs, args.out, options, on_error=report)
+    if args.inputs.count(STDIN) > 1:
+        raise ConfigError("'-' (standard input) can be given once")
+    if STDIN in args.inputs:
+        with spooled_stdin("stdin.log") as path:
+            inputs = [str(path) if i == STDIN else i for i in args.inputs]
+            stats = convert_files(args.format, inputs, args.out, options, on_error=report)
+    else:
+        stats = convert_files(args.format, args.inputs, args.out, options, on_error=report)
     if not args.quiet:
         bad = f"; {len(stats.errors)} bad record(s) skipped (listed above)" if stats.errors else ""
         print(

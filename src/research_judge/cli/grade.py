@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 from typing import Any
 
 from ..clients._http import DEFAULT_TIMEOUT
-from ..clients.chain import ClientSettings, default_cache_dir
+from ..clients.settings import ClientSettings, default_cache_dir
 from ..engine.select import Selection
-from ..judge.grader import JudgeSettings
 from ..judge.policy import VerdictPolicy
+from ..judge.settings import DEFAULT_REPEATS, JudgeSettings
 from ._ci import add_ci_flags, check_stdout, main_output
 from ._help import DefaultsFormatter
 from ._stdin import STDIN, spooled_stdin
@@ -30,8 +29,10 @@ def register(subparsers: Any) -> None:
         description=(
             "Grade each session of SESSIONS (JSONL) with two judge calls and write one result "
             "line per session to --out, in input order. Re-running with the same --out resumes. "
-            "Exit 0 when every session was graded, 2 when an input line or a session failed, "
-            "3 when the provider was unreachable or refused us, 4 when --max-cost stopped the run."
+            "Exit 0 when every session was graded, 2 on bad input (a line, a flag, an unreadable "
+            "offloaded result), 6 when the input was good but the judge failed some sessions, "
+            "3 when the provider was unreachable or refused us, 4 when --max-cost stopped the run, "
+            "5 when the output could not be written."
         ),
         formatter_class=DefaultsFormatter,
     )
@@ -105,11 +106,11 @@ def register(subparsers: Any) -> None:
     judge.add_argument(
         "--repeats",
         type=int,
-        default=1,
+        default=DEFAULT_REPEATS,
         metavar="K",
         help="K judge samples of every call (set --temperature above 0); the session gets the "
         "majority verdict, mean ratios and median scores, and every sample is kept in its "
-        "result for `research-judge stability` (default 1)",
+        "result for `research-judge stability` (default %(default)s)",
     )
     judge.add_argument(
         "--jury",
@@ -181,6 +182,20 @@ def register(subparsers: Any) -> None:
         "--retry-errors", action="store_true", help="regrade sessions that errored before"
     )
     run.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    batch = p.add_argument_group("provider batch APIs (docs/batch.md)")
+    batch.add_argument(
+        "--batch",
+        action="store_true",
+        help="send every call through the provider's batch API (half price, answers within "
+        "24 h); batches are recorded in RESULTS.jsonl.batches/ and a rerun picks them up",
+    )
+    batch.add_argument(
+        "--batch-poll",
+        type=_positive_seconds,
+        default=_CLIENT.batch_poll,
+        metavar="SECONDS",
+        help="seconds between two polls of a running batch",
+    )
     cost = p.add_argument_group("cost and selection")
     cost.add_argument(
         "--dry-run", action="store_true", help="estimate tokens and cost; send nothing"
@@ -203,6 +218,16 @@ def register(subparsers: Any) -> None:
     p.set_defaults(run=run_grade)
 
 
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {value}")
+    return value
+
+
 def _temperature(text: str) -> float | None:
     if text.lower() in ("none", "default"):
         return None
@@ -216,11 +241,20 @@ def _temperature(text: str) -> float | None:
 
 
 def run_grade(args: argparse.Namespace) -> int:
+
     from ._grading import execute
+    from ._stopping import run_stoppable, saved_lines
+
+    def stopped(how: str) -> None:
+        print(
+            f"research-judge grade: {how}: {saved_lines(args.out)} session(s) are saved in "
+            f"{args.out}; run the same command again to resume",
+            file=sys.stderr,
+        )
 
     check_stdout(args)
     if args.sessions != STDIN:
-        return asyncio.run(execute(args, sys.stderr, main_output(args)))
+        return run_stoppable(lambda: execute(args, sys.stderr, main_output(args)), stopped)
     with spooled_stdin() as path:
         args.sessions = str(path)
-        return asyncio.run(execute(args, sys.stderr, main_output(args)))
+        return run_stoppable(lambda: execute(args, sys.stderr, main_output(args)), stopped)

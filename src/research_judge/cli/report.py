@@ -11,9 +11,10 @@ import argparse
 import sys
 from typing import Any
 
-from ..compare.core import DEFAULT_THRESHOLD
+from ..compare.model import DEFAULT_THRESHOLD
 from ..errors import ConfigError, ExitCode
-from ..report.data import DEFAULT_WORST
+from ..judge.policy import load_policy
+from ..report import DEFAULT_WORST
 from ._ci import step_summary
 from .config import add_config_flag
 
@@ -92,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
         rejudged=args.rejudged,
         worst=args.worst,
         threshold=args.threshold,
+        policy=load_policy(args.config),  # the floors grade read: stability margins
     )
     # With a report on stdout, the note about the other one must not end up inside it.
     note = sys.stderr if STDOUT in (args.html, args.md) else sys.stdout

@@ -44,7 +44,14 @@ def run(args: argparse.Namespace) -> int:
 
     if args.bootstrap < 0:
         raise ConfigError(f"--bootstrap must be 0 or more, got {args.bootstrap}")
-    report = stability(read_results(args.results), seed=args.seed, n_boot=args.bootstrap)
+    from ..judge.policy import load_policy
+
+    report = stability(
+        read_results(args.results),
+        seed=args.seed,
+        n_boot=args.bootstrap,
+        policy=load_policy(args.config),  # the floors grade used, for the unstable margins
+    )
     if args.json:
         print(json.dumps(report.to_dict(), indent=2, allow_nan=False))
     else:

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from ..errors import ConfigError, ExitCode
+from ..stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from ._ci import add_ci_flags, check_stdout, emit, main_output
 from .config import add_config_flag
 
@@ -48,16 +49,16 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--seed",
         type=int,
-        default=0,
-        help="random seed of the bootstrap, so reports are reproducible (default: 0)",
+        default=BOOTSTRAP_SEED,
+        help="random seed of the bootstrap, so reports are reproducible (default: %(default)s)",
     )
     p.add_argument(
         "--bootstrap",
         type=int,
-        default=10_000,
+        default=BOOTSTRAP_RESAMPLES,
         metavar="N",
-        help="bootstrap resamples for the kappa interval (default: 10000; 0 uses the analytic "
-        "interval only)",
+        help="bootstrap resamples for the kappa interval (default: %(default)s; 0 uses the "
+        "analytic interval only)",
     )
     p.add_argument(
         "--min-kappa",
@@ -95,20 +96,23 @@ def run(args: argparse.Namespace) -> int:
     from ..ci.junit import to_xml, validate_cases
     from ..ci.markdown import validate_markdown
     from ..results.model import read_results
+    from ..safety import check_distinct
     from ..validate import read_labels, render_text, validate_run
     from ..validate.gates import check_bars
 
     if args.bootstrap < 0:
         raise ConfigError(f"--bootstrap must be 0 or more, got {args.bootstrap}")
     check_bars(args.min_kappa, args.min_fail_agreement)
-    check_stdout(args)
+    suggest_out = args.suggest_out if args.suggest is not None else None
+    check_distinct(
+        [("RESULTS", args.results), ("--labels", args.labels)],
+        [("--junit", args.junit), ("--suggest-out", suggest_out)],
+    )
     if args.suggest is not None and args.suggest < 1:
         raise ConfigError(f"--suggest must be 1 or more, got {args.suggest}")
     check_stdout(args)
     labels = read_labels(args.labels)
     results = read_results(args.results)
-    if args.suggest is not None:
-        _write_suggestions(results, labels, args.suggest, args.suggest_out)
     report = validate_run(
         results,
         labels,
@@ -117,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
         min_kappa=args.min_kappa,
         min_fail_agreement=args.min_fail_agreement,
     )
+    if args.suggest is not None:
+        _write_suggestions(results, labels, report.pass_fail, args)
     out = main_output(args)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2, allow_nan=False), file=out)
@@ -154,15 +160,22 @@ def run(args: argparse.Namespace) -> int:
     return ExitCode.FLAGGED if bad else ExitCode.OK
 
 
-def _write_suggestions(results: Any, labels: Any, n: int, path: str) -> None:
-    from ..validate.suggest import suggest, write_suggestions
+def _write_suggestions(results: Any, labels: Any, stats: Any, args: argparse.Namespace) -> None:
+    from ..judge.policy import load_policy
+    from ..validate.suggest import suggest, weaker_class, write_suggestions
 
-    picked = suggest(results, labels, n)
-    write_suggestions(path, picked)
+    # Margins are distances from the floors the sessions were graded against: the [policy] of
+    # the same config file `grade` read, not the defaults.
+    lead = weaker_class(stats)
+    picked = suggest(results, labels, args.suggest, load_policy(args.config), lead)
+    write_suggestions(args.suggest_out, picked)
     fails = sum(s.judge_verdict == "fail" for s in picked)
+    n = args.suggest
     short = f" (only {len(picked)} unlabelled graded sessions)" if len(picked) < n else ""
     print(
-        f"research-judge validate: wrote {len(picked)} sessions to label to {path}{short}: "
-        f"{fails} judge fails and {len(picked) - fails} judge passes, nearest the threshold first",
+        f"research-judge validate: wrote {len(picked)} sessions to label to {args.suggest_out}"
+        f"{short}: {fails} judge fails and {len(picked) - fails} judge passes, nearest the "
+        f"threshold first, judge {lead}s leading (agreement on human {lead}s has the wider "
+        "interval)",
         file=sys.stderr,
     )

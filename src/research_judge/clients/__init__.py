@@ -10,18 +10,32 @@ them.
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any, cast
 
-from research_judge.clients._http import MODES, AnthropicMode, OpenAIMode, check_mode
+from research_judge.clients._http import MODES, AnthropicMode, OpenAIMode, check_choices
 from research_judge.clients.base import JudgeClient, JudgeRequest, JudgeResponse, Message, Usage
-from research_judge.clients.recording import RecordingClient, ReplayClient
-from research_judge.clients.scripted import ScriptedClient, ScriptExhausted
-from research_judge.cost.tokens import estimate_tokens
 from research_judge.errors import ConfigError
+from research_judge.safety.settings import check_finite
 
 if TYPE_CHECKING:
     from research_judge.clients.anthropic import AnthropicClient
     from research_judge.clients.openai import OpenAIClient, TokenLimitField
+    from research_judge.clients.recording import RecordingClient, ReplayClient
+    from research_judge.clients.scripted import ScriptedClient, ScriptExhausted
+    from research_judge.cost.tokens import estimate_tokens
+
+# Loaded on first access (name -> module): the SDKs and aiohttp take 0.3-2.5 s to import, and
+# even pydantic (recordings) is more than ``--help`` should pay for.
+_LAZY = {
+    "OpenAIClient": "research_judge.clients.openai",
+    "AnthropicClient": "research_judge.clients.anthropic",
+    "RecordingClient": "research_judge.clients.recording",
+    "ReplayClient": "research_judge.clients.recording",
+    "ScriptedClient": "research_judge.clients.scripted",
+    "ScriptExhausted": "research_judge.clients.scripted",
+    "estimate_tokens": "research_judge.cost.tokens",
+}
 
 __all__ = [
     "MODES",
@@ -45,18 +59,6 @@ __all__ = [
 PROVIDERS: tuple[str, ...] = tuple(MODES)
 
 
-def check_choices(provider: str, model: str, mode: str | None) -> str:
-    """Refuse an unknown provider, an empty model or a mode the provider lacks; return the
-    mode to use (the provider's first when none is given)."""
-    if provider not in PROVIDERS:
-        raise ConfigError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
-    if not model:
-        raise ConfigError("no judge model given (--model)")
-    chosen = mode or MODES[provider][0]
-    check_mode(provider, chosen)
-    return chosen
-
-
 def make_client(
     provider: str,
     model: str,
@@ -75,6 +77,7 @@ def make_client(
     output-cap field (default: by server, see ``OpenAIClient``).
     """
     chosen = check_choices(provider, model, mode)
+    check_finite("timeout", timeout)  # 0, -1 or nan once switched the timeout off
     options: dict[str, Any] = {"api_key": api_key, "base_url": base_url}
     if timeout is not None:
         options["timeout"] = timeout
@@ -104,13 +107,7 @@ def make_client(
 
 
 def __getattr__(name: str) -> Any:
-    # Lazy exports: aiohttp and the anthropic SDK take 0.3-2.5 s to import; load them when used.
-    if name == "OpenAIClient":
-        from research_judge.clients.openai import OpenAIClient
-
-        return OpenAIClient
-    if name == "AnthropicClient":
-        from research_judge.clients.anthropic import AnthropicClient
-
-        return AnthropicClient
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

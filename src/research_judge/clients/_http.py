@@ -27,6 +27,7 @@ from research_judge.errors import (
     TransientApiError,
     UnreachableError,
 )
+from research_judge.safety.settings import check_base_url
 
 DEFAULT_TIMEOUT = 300.0
 """Seconds one HTTP request may take, for every provider (``--timeout``)."""
@@ -38,6 +39,19 @@ MODES: dict[str, tuple[str, ...]] = {
     "openai": get_args(OpenAIMode),
     "anthropic": get_args(AnthropicMode),
 }
+
+
+def check_choices(provider: str, model: str, mode: str | None) -> str:
+    """Refuse an unknown provider, an empty model or a mode the provider lacks; return the
+    mode to use (the provider's first when none is given)."""
+    if provider not in MODES:
+        raise ConfigError(f"unknown provider {provider!r}; choose one of {', '.join(MODES)}")
+    if not model:
+        raise ConfigError("no judge model given (--model)")
+    chosen = mode or MODES[provider][0]
+    check_mode(provider, chosen)
+    return chosen
+
 
 # 408 request timeout, 409 conflict (OpenAI's "try again"), 425 too early, every 5xx.
 _TRANSIENT_STATUSES = frozenset({408, 409, 425})
@@ -94,6 +108,7 @@ def resolve_api_key(
 def resolve_base_url(explicit: str | None, env_var: str) -> str | None:
     """The base URL passed in, else ``env_var``, else None (the provider's default endpoint)."""
     url = explicit if explicit is not None else os.environ.get(env_var)
+    check_base_url("--base-url" if explicit is not None else env_var, url or None)
     return url or None
 
 

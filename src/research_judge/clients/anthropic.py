@@ -24,6 +24,7 @@ from anthropic.types import Message as AnthropicMessage
 from research_judge.clients import _http
 from research_judge.clients._http import DEFAULT_TIMEOUT, AnthropicMode
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
+from research_judge.clients.variant import judge_variant
 from research_judge.errors import ApiError, JudgeRefusal, OutputTruncated
 
 _ENV_KEY = "ANTHROPIC_API_KEY"
@@ -59,6 +60,12 @@ class AnthropicClient:
             http_client=http_client or anthropic.DefaultAioHttpClient(),
         )
         self.base_url = str(self._client.base_url)
+        self.variant = judge_variant(self.provider, self.base_url, mode)
+
+    @property
+    def sdk(self) -> anthropic.AsyncAnthropic:
+        """The SDK client (the batch engine uses its Message Batches resource)."""
+        return self._client
 
     def __repr__(self) -> str:  # never shows the key
         return (
@@ -81,7 +88,7 @@ class AnthropicClient:
         except anthropic.APIError as exc:
             message_text = _http.redact(exc.message, self._api_key)
             raise ApiError(f"{self.provider} API error: {message_text}") from None
-        return self._response(message, request)
+        return self.read_message(message, request)
 
     async def aclose(self) -> None:
         await self._client.close()
@@ -111,23 +118,27 @@ class AnthropicClient:
             body["output_config"] = {"format": {"type": "json_schema", "schema": request.schema}}
         return body
 
-    def _response(self, message: AnthropicMessage, request: JudgeRequest) -> JudgeResponse:
+    def read_message(self, message: AnthropicMessage, request: JudgeRequest) -> JudgeResponse:
+        """Our response from a Message (a direct reply or a batch result)."""
         label = f"session {request.session_id!r} ({request.call})"
         stop = message.stop_reason
+        usage = _usage(message)  # billed whatever the reply says: counted on every path
         if stop == "max_tokens":
-            raise OutputTruncated(f"{label}: reply truncated at max_output_tokens")
+            raise OutputTruncated(f"{label}: reply truncated at max_output_tokens", usage)
         if stop == "refusal":
-            raise JudgeRefusal(f"{label}: the model refused to answer")
+            raise JudgeRefusal(f"{label}: the model refused to answer", usage)
         if self.mode == "tool":
             for block in message.content:
                 if block.type == "tool_use" and block.name == request.schema_name:
                     content = json.dumps(block.input, ensure_ascii=False)
-                    return JudgeResponse(content, _usage(message), stop)
-            raise JudgeRefusal(f"{label}: the model did not call the {request.schema_name} tool")
+                    return JudgeResponse(content, usage, stop)
+            raise JudgeRefusal(
+                f"{label}: the model did not call the {request.schema_name} tool", usage
+            )
         text = "".join(block.text for block in message.content if block.type == "text")
         if not text:
-            raise JudgeRefusal(f"{label}: the reply was empty")
-        return JudgeResponse(text, _usage(message), stop)
+            raise JudgeRefusal(f"{label}: the reply was empty", usage)
+        return JudgeResponse(text, usage, stop)
 
     def _status_error(self, exc: anthropic.APIStatusError, request: JudgeRequest) -> ApiError:
         return _http.error_for_status(

@@ -60,16 +60,22 @@ class JudgeRequest:
     # single-sample keys (cache, recordings) are exactly what they were before repeats existed.
     sample: int = 0
     material: Material | None = field(default=None, compare=False)
-    # ``key()`` per (provider, model), kept on first use: the response cache looks a request up
-    # and then records it, and hashing a whole prompt is the costliest step of either. ``replace``
-    # builds a new request with an empty one.
-    _keys: dict[tuple[str, str], str] = field(
+    # ``key()`` per (provider, model, variant), kept on first use: the response cache looks a
+    # request up and then records it, and hashing a whole prompt is the costliest step of
+    # either. ``replace`` builds a new request with an empty one.
+    _keys: dict[tuple[str, str, str], str] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
 
-    def canonical(self, provider: str, model: str) -> dict[str, Any]:
-        """The exact content that identifies this request for a given provider and model."""
+    def canonical(self, provider: str, model: str, variant: str = "") -> dict[str, Any]:
+        """The exact content that identifies this request for a given provider and model.
+
+        ``variant`` names a non-default endpoint or output mode (``clients.variant``); it is left
+        out when empty so keys of the default setup never change.
+        """
+        extra = {"variant": variant} if variant else {}
         return {
+            **extra,
             "provider": provider,
             "model": model,
             "call": self.call,
@@ -81,11 +87,12 @@ class JudgeRequest:
             "temperature": self.temperature,
         } | ({"sample": self.sample} if self.sample else {})
 
-    def key(self, provider: str, model: str) -> str:
+    def key(self, provider: str, model: str, variant: str = "") -> str:
         """SHA-256 of the canonical JSON (sorted keys, no whitespace): the record/cache key."""
-        key = self._keys.get((provider, model))
+        key = self._keys.get((provider, model, variant))
         if key is None:
-            key = self._keys[provider, model] = content_hash(self.canonical(provider, model))
+            canonical = self.canonical(provider, model, variant)
+            key = self._keys[provider, model, variant] = content_hash(canonical)
         return key
 
 
@@ -127,3 +134,23 @@ class JudgeClient(Protocol):
     async def complete(self, request: JudgeRequest) -> JudgeResponse: ...
 
     async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class ReplyCheckListener(Protocol):
+    """A client layer that wants to know whether the judge accepted a reply it passed on.
+
+    The response cache stores only replies that passed validation, and drops a cached reply
+    that did not; wrappers forward the call to the layer they wrap.
+    """
+
+    def reply_checked(
+        self, request: JudgeRequest, response: JudgeResponse, valid: bool
+    ) -> None: ...
+
+
+def forward_reply_checked(
+    inner: object, request: JudgeRequest, response: JudgeResponse, valid: bool
+) -> None:
+    if isinstance(inner, ReplyCheckListener):
+        inner.reply_checked(request, response, valid)

@@ -5,78 +5,51 @@ Outermost first::
     recording   saves what the judge saw, cache hits included (--record DIR)
     cache       answers a request seen before from disk (on unless --no-cache)
     resilience  retries, 429 backoff, adaptive concurrency, circuit breaker
+                (with --batch: BatchClient instead, calls answered through provider batches)
     provider    OpenAIClient or AnthropicClient (the only layer that talks to the network)
 
 Replay (``--replay DIR``) replaces the whole chain: no network client is built, no key needed.
-``ClientSettings`` holds every setting of the chain with its one default; the ``grade`` flags
-and ``research_judge.grade`` take their defaults from it.
+``ClientSettings`` (in ``clients.settings``, which imports nothing heavy, so ``--help`` stays
+fast) holds every setting of the chain with its one default; the ``grade`` flags and
+``research_judge.grade`` take their defaults from it.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from ..errors import ConfigError
-from . import check_choices, make_client
+from . import make_client
 from .base import JudgeClient
+from .batch import BatchClient, BatchCounters, BatchState
 from .cache import CachingClient
 from .recording import RecordingClient, ReplayClient
-from .resilience import ResilientClient, RetryPolicy
+from .resilience import ResilientClient
+from .settings import ClientSettings, RetryPolicy, default_cache_dir
 
-_RETRY = RetryPolicy()
-
-
-def default_cache_dir() -> Path:
-    """Where responses are cached unless told otherwise: under ``$XDG_CACHE_HOME``."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "research-judge" / "responses"
-
-
-@dataclass(frozen=True)
-class ClientSettings:
-    """Which judge to ask and how to reach it. Every default here is the tool's default."""
-
-    provider: str = "openai"
-    model: str = ""
-    base_url: str | None = None  # None: OPENAI_BASE_URL / ANTHROPIC_BASE_URL, then the SDK's
-    mode: str | None = None  # None: the provider's first mode (json_schema, tool)
-    timeout: float | None = None  # None: clients._http.DEFAULT_TIMEOUT
-    api_key: str | None = field(default=None, repr=False)  # None: the provider's env variable
-    concurrency: int = 8  # judge requests in flight at once (and sessions being graded)
-    retries: int = _RETRY.attempts - 1  # transport retries per request
-    down_after: float = _RETRY.down_after  # seconds without a success before the run stops
-    cache: bool = True
-    cache_dir: str | Path | None = None  # None: default_cache_dir()
-    record: str | Path | None = None
-    replay: str | Path | None = None
-    # OpenAI-compatible servers only: the output-cap field (None: by server, see OpenAIClient)
-    # and the request's material in a header, for test judges (serve-fake).
-    token_field: str | None = None
-    send_material: bool = False
-
-    def __post_init__(self) -> None:
-        if self.replay is None:
-            # A replay answers as whatever provider made the recordings (tests use "scripted").
-            check_choices(self.provider, self.model, self.mode)
-        if self.concurrency < 1:
-            raise ConfigError(f"--concurrency must be at least 1, got {self.concurrency}")
-        if self.retries < 0:
-            raise ConfigError(f"--retries must be 0 or more, got {self.retries}")
-        if self.record is not None and self.replay is not None:
-            raise ConfigError("--record and --replay cannot be used together")
-
-    @property
-    def retry_policy(self) -> RetryPolicy:
-        return RetryPolicy(attempts=self.retries + 1, down_after=self.down_after)
+__all__ = [
+    "ClientSettings",
+    "RetryPolicy",
+    "build_client",
+    "default_cache_dir",
+    "layers",
+    "resilience_of",
+]
 
 
-def build_client(settings: ClientSettings) -> JudgeClient:
-    """The whole chain for ``settings``; whoever builds it closes it (``await c.aclose()``)."""
+def build_client(
+    settings: ClientSettings, *, on_batch_change: Callable[[BatchCounters], None] | None = None
+) -> JudgeClient:
+    """The whole chain for ``settings``; whoever builds it closes it (``await c.aclose()``).
+
+    ``on_batch_change`` is told whenever a batch changes state (batch mode only: progress)."""
     if settings.replay is not None:
-        return ReplayClient(settings.replay, provider=settings.provider, model=settings.model)
+        return ReplayClient(
+            settings.replay,
+            provider=settings.provider,
+            model=settings.model,
+            variant=settings.variant,
+        )
     client: JudgeClient = make_client(
         settings.provider,
         settings.model,
@@ -87,9 +60,22 @@ def build_client(settings: ClientSettings) -> JudgeClient:
         send_material=settings.send_material,
         token_limit_field=settings.token_field,
     )
-    client = ResilientClient(client, concurrency=settings.concurrency, policy=settings.retry_policy)
+    if settings.batch:
+        from .batch.providers import batch_api  # loads both SDKs: only when batching
+
+        assert settings.batch_dir is not None  # checked in ClientSettings
+        client = BatchClient(
+            batch_api(client),
+            BatchState.load(Path(settings.batch_dir)),
+            poll_interval=settings.batch_poll,
+            on_change=on_batch_change,
+        )
+    else:
+        client = ResilientClient(
+            client, concurrency=settings.concurrency, policy=settings.retry_policy
+        )
     if settings.cache:
-        client = CachingClient(client, settings.cache_dir or default_cache_dir())
+        client = CachingClient(client, settings.resolved_cache_dir)
     if settings.record is not None:
         client = RecordingClient(client, settings.record)
     return client

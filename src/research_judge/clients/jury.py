@@ -15,8 +15,9 @@ from dataclasses import replace
 
 from ..errors import ConfigError
 from . import PROVIDERS
-from .base import JudgeClient, JudgeRequest, JudgeResponse
+from .base import JudgeClient, JudgeRequest, JudgeResponse, forward_reply_checked
 from .chain import ClientSettings, build_client
+from .variant import variant_of
 
 
 class JuryClient:
@@ -28,6 +29,9 @@ class JuryClient:
         self.jurors = list(jurors)
         self.provider = "jury"
         self.model = "+".join(self.names)
+        # Each juror's endpoint and mode, when any differs from its provider's defaults.
+        variants = [variant_of(j) for j in self.jurors]
+        self.variant = "|".join(variants) if any(variants) else ""
 
     @property
     def names(self) -> list[str]:
@@ -37,6 +41,12 @@ class JuryClient:
         if not 0 <= request.sample < len(self.jurors):
             raise ConfigError(f"no juror for sample {request.sample}: the jury has {len(self)}")
         return await self.jurors[request.sample].complete(replace(request, sample=0))
+
+    def reply_checked(self, request: JudgeRequest, response: JudgeResponse, valid: bool) -> None:
+        # The juror's own cache stores only what the judge accepted: tell the one that answered.
+        if 0 <= request.sample < len(self.jurors):
+            juror = self.jurors[request.sample]
+            forward_reply_checked(juror, replace(request, sample=0), response, valid)
 
     def __len__(self) -> int:
         return len(self.jurors)

@@ -6,55 +6,59 @@ Servers disagree on structured output, so the way the schema is sent is a ``mode
 - ``json_object``: ``response_format={"type": "json_object", "schema": ...}`` (llama.cpp style);
 - ``tool``: one function tool whose parameters are the schema, forced with ``tool_choice``.
 
-Each call is one JSON POST over aiohttp (``_transport.JsonPoster``), without the openai SDK's
-request layer: at batch scale that layer cost about 0.9 ms of CPU per call, over four times what
-aiohttp itself spends on the exchange, and it bought nothing here, since the body, the reply
-model and the error mapping are ours anyway (``benchmarks/README.md`` has the figures). The
-environment is read as the SDK reads it: ``OPENAI_API_KEY``, ``OPENAI_BASE_URL``,
-``OPENAI_ORG_ID`` and ``OPENAI_PROJECT_ID``. Nothing is retried here: the engine retries, using
-the ``retry_after`` our errors carry.
+Each call goes through the ``openai`` SDK (``chat.completions.with_raw_response.create``) on the
+SDK's aiohttp transport, with the SDK's own retries off: the engine retries, using the
+``retry_after`` our errors carry. The body is built once here and the reply is read with our own
+small pydantic models, because compatible servers vary in everything the judge does not read.
+The SDK reads ``OPENAI_ORG_ID`` and ``OPENAI_PROJECT_ID`` itself; the key and base URL are
+resolved here so a missing one is a clear configuration error. The proxy (``_proxy.env_proxy``)
+and the TLS trust (``httpx2.create_ssl_context``: ``SSL_CERT_FILE``/``SSL_CERT_DIR``, certifi)
+are read once from the environment when the client is built.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
-import os
 from typing import Any, Literal, cast
 
 import aiohttp
+import httpx2
+import openai
 from pydantic import BaseModel, ConfigDict, ValidationError
 from yarl import URL
 
 from research_judge import __version__
 from research_judge.clients import _http
 from research_judge.clients._http import DEFAULT_TIMEOUT, OpenAIMode
-from research_judge.clients._transport import JsonPoster, is_local
+from research_judge.clients._proxy import env_proxy, is_local
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
 from research_judge.clients.material import MATERIAL_HEADER, encode_material
+from research_judge.clients.variant import judge_variant
 from research_judge.errors import ApiError, ConfigError, JudgeRefusal, OutputTruncated
 from research_judge.judge.verdicts import with_text_limits
 
 TokenLimitField = Literal["max_completion_tokens", "max_tokens"]
-
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _ENV_KEY = "OPENAI_API_KEY"
 _ENV_URL = "OPENAI_BASE_URL"
-# Optional headers, read from the environment as the openai SDK reads them.
-_ENV_HEADERS = {"OPENAI_ORG_ID": "OpenAI-Organization", "OPENAI_PROJECT_ID": "OpenAI-Project"}
+_NO_KEY = "no-key-needed"
 
 
 class OpenAIClient:
-    """A ``JudgeClient`` speaking ``POST {base_url}/chat/completions``.
+    """A ``JudgeClient`` speaking ``POST {base_url}/chat/completions`` through the openai SDK.
 
     ``token_limit_field`` names the length cap sent; by default ``max_completion_tokens`` to
     OpenAI's own endpoints (its current models want it) and ``max_tokens`` to every other server
     (llama.cpp's ignores the newer field and generates to the end of its context). Other servers
     also get the schema's free-text caps (``verdicts.TEXT_LIMITS``), which OpenAI's strict mode
     would refuse.
-    ``send_material`` adds the request's material as a header, for test judges such as
-    ``research-judge serve-fake`` (``research_judge.testing.fake_judge``); the body, and so the
-    recordings and the cache, do not change.
-    The HTTP session is opened on the first call and closed by ``aclose()``.
+    ``send_material`` adds the request's material as a header (the SDK's ``extra_headers``), for
+    test judges such as ``research-judge serve-fake`` (``research_judge.testing.fake_judge``);
+    the body, and so the recordings and the cache, do not change.
+    ``http_client`` replaces the SDK's aiohttp transport (tests). The SDK client is built on
+    the first call in each event loop (an aiohttp session cannot outlive its loop) and closed by
+    ``aclose()``; connections are kept alive between calls.
     """
 
     provider = "openai"
@@ -69,6 +73,7 @@ class OpenAIClient:
         timeout: float = DEFAULT_TIMEOUT,
         token_limit_field: TokenLimitField | None = None,
         send_material: bool = False,
+        http_client: httpx2.AsyncClient | None = None,
     ) -> None:
         _http.check_mode(self.provider, mode)
         self.model = model
@@ -81,52 +86,78 @@ class OpenAIClient:
             "max_completion_tokens" if openai_itself else "max_tokens"
         )
         self.text_limits = not openai_itself
-        # Local servers (llama.cpp, Ollama, vLLM, serve-fake) mostly want no key: none is needed.
+        # Local servers (llama.cpp, Ollama, vLLM, serve-fake) mostly want no key: none is needed,
+        # and without one no Authorization header is sent (see ``_headers``).
         local = is_local(URL(self.base_url).host or "")
         self._api_key = _http.resolve_api_key(api_key, _ENV_KEY, self.provider, required=not local)
-        headers = {
-            "Content-Type": "application/json",
-            "Accept": "application/json",
-            "User-Agent": f"research-judge/{__version__}",
-        }
-        if self._api_key:
-            headers["Authorization"] = f"Bearer {self._api_key}"
-        for env_var, header in _ENV_HEADERS.items():
-            if value := os.environ.get(env_var):
-                headers[header] = value
-        url = self.base_url.rstrip("/") + "/chat/completions"
-        self._http = JsonPoster(url, headers, timeout)
+        self.variant = judge_variant(self.provider, self.base_url, mode)
+        self.timeout = timeout
+        self._proxy = env_proxy(self.base_url + "/chat/completions")
+        self._given_http_client = http_client
+        uses_tls = any(
+            u is not None and URL(u).scheme == "https" for u in (self.base_url, self._proxy)
+        )
+        self._tls = httpx2.create_ssl_context() if uses_tls else None
+        self._sdk: openai.AsyncOpenAI | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAIClient(model={self.model!r}, base_url={self.base_url!r}, mode={self.mode!r})"
 
+    @property
+    def sdk(self) -> openai.AsyncOpenAI:
+        """The SDK client for the running event loop (the batch engine uses its files and
+        batches resources)."""
+        loop = asyncio.get_running_loop()
+        if self._sdk is None or self._loop is not loop:
+            # A client left open in a loop that has ended cannot be closed any more: drop it.
+            http_client = self._given_http_client or openai.DefaultAioHttpClient(
+                # A redirect means a wrong base URL; following it would turn a POST into a GET.
+                follow_redirects=False,
+                # The environment was read once, above: proxy, NO_PROXY, TLS trust.
+                trust_env=False,
+                proxy=self._proxy,
+                verify=self._tls if self._tls is not None else True,
+                # The engine bounds the requests in flight; the pool must not bound them again.
+                limits=httpx2.Limits(max_connections=None, max_keepalive_connections=None),
+            )
+            self._sdk = openai.AsyncOpenAI(
+                # The SDK insists on a key; with none, the placeholder is never sent (_headers).
+                api_key=self._api_key or _NO_KEY,
+                base_url=self.base_url,
+                max_retries=0,
+                timeout=self.timeout,
+                http_client=http_client,
+                default_headers={"User-Agent": f"research-judge/{__version__}"},
+            )
+            self._loop = loop
+        return self._sdk
+
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
-        payload = json.dumps(self.request_body(request), separators=(",", ":")).encode()
-        extra = material_headers(request) if self.send_material else None
         try:
-            status, headers, content = await self._http.post(payload, extra)
-        except aiohttp.ClientHttpProxyError as exc:
-            # The proxy, not the provider, answered (to an https CONNECT): 407 will not heal.
-            if exc.status == 407:
-                raise ApiError(
-                    f"{self.provider}: the proxy asked for credentials (HTTP 407); "
-                    "check HTTPS_PROXY / HTTP_PROXY",
-                    407,
-                ) from None
-            raise _http.connection_error(
-                self.provider,
-                self.base_url,
-                request.session_id,
-                "could not connect",
-                f"the proxy answered HTTP {exc.status}",
-            ) from None
-        except (TimeoutError, aiohttp.ClientError) as exc:
+            raw = await self.sdk.chat.completions.with_raw_response.create(
+                **self.request_body(request),
+                extra_headers=self._headers(request),
+            )
+        except openai.APIStatusError as exc:
+            raise self._status_error(exc, request) from None
+        except openai.APIConnectionError as exc:
             raise self._connection_error(exc, request) from None
-        if not 200 <= status < 300:
-            raise self._status_error(status, headers, content, request)
+        except openai.APIError as exc:
+            detail = _http.redact(exc.message, self._api_key)
+            raise ApiError(f"{self.provider} API error: {detail}") from None
+        return self.read_completion(raw.content, request)
+
+    def read_completion(
+        self, content: bytes | str | dict[str, Any], request: JudgeRequest
+    ) -> JudgeResponse:
+        """Our response from the body of a chat completion (a direct reply or a batch line)."""
         try:
-            completion = _Completion.model_validate_json(content)
-        except ValidationError:
+            if isinstance(content, dict):
+                completion = _Completion.model_validate(content)
+            else:
+                completion = _parse_completion(content)
+        except (ValueError, RecursionError):
             raise ApiError(
                 f"{self.provider} at {self.base_url} answered session {request.session_id!r} "
                 "with a body that is not a chat completion"
@@ -134,7 +165,17 @@ class OpenAIClient:
         return self._response(completion, request)
 
     async def aclose(self) -> None:
-        await self._http.aclose()
+        if self._sdk is not None:
+            sdk, self._sdk, self._loop = self._sdk, None, None
+            await sdk.close()
+
+    def _headers(self, request: JudgeRequest) -> dict[str, Any] | None:
+        """This request's extra headers: its material (``send_material``), and no
+        Authorization at all when there is no key (a local server)."""
+        headers: dict[str, Any] = material_headers(request) if self.send_material else {}
+        if not self._api_key:
+            headers["Authorization"] = openai.Omit()
+        return headers or None
 
     def request_body(self, request: JudgeRequest) -> dict[str, Any]:
         """The JSON body of ``POST /chat/completions`` for this request (public for tests and
@@ -172,17 +213,18 @@ class OpenAIClient:
 
     def _response(self, completion: _Completion, request: JudgeRequest) -> JudgeResponse:
         label = f"session {request.session_id!r} ({request.call})"
+        usage = _usage(completion)  # billed whatever the reply says: counted on every path
         if not completion.choices:
-            raise JudgeRefusal(f"{label}: the server returned no choices")
+            raise JudgeRefusal(f"{label}: the server returned no choices", usage)
         choice = completion.choices[0]
         finish = choice.finish_reason
         if finish == "length":
-            raise OutputTruncated(f"{label}: reply truncated at max_output_tokens")
+            raise OutputTruncated(f"{label}: reply truncated at max_output_tokens", usage)
         if finish == "content_filter":
-            raise JudgeRefusal(f"{label}: reply withheld by the provider's content filter")
+            raise JudgeRefusal(f"{label}: reply withheld by the provider's content filter", usage)
         message = choice.message
         if message.refusal:
-            raise JudgeRefusal(f"{label}: the model refused: {message.refusal[:300]}")
+            raise JudgeRefusal(f"{label}: the model refused: {message.refusal[:300]}", usage)
         content = message.content
         if self.mode == "tool":
             # A server that ignores tool_choice may answer in plain content: the caller judges it.
@@ -192,65 +234,104 @@ class OpenAIClient:
                     content = function.arguments
                     break
         if not content:
-            raise JudgeRefusal(f"{label}: the reply was empty")
+            raise JudgeRefusal(f"{label}: the reply was empty", usage)
         if _cut_at_budget(content, completion, request):
             # Servers in tool mode report "tool_calls" even when the cap cut the arguments.
             raise OutputTruncated(
                 f"{label}: reply truncated at max_output_tokens (unfinished JSON at the end of "
-                f"the {request.max_output_tokens}-token budget)"
+                f"the {request.max_output_tokens}-token budget)",
+                usage,
             )
-        return JudgeResponse(content=content, usage=_usage(completion), stop_reason=finish)
+        return JudgeResponse(content=content, usage=usage, stop_reason=finish)
 
-    def _connection_error(self, exc: Exception, request: JudgeRequest) -> ApiError:
+    def _connection_error(self, exc: openai.APIConnectionError, request: JudgeRequest) -> ApiError:
+        # The SDK wraps httpx's exception, which wraps aiohttp's: the innermost says what
+        # happened (httpx's mapping calls a dropped connection a connect timeout).
+        cause = _root_cause(exc)
+        if isinstance(cause, aiohttp.ClientHttpProxyError):
+            # The proxy, not the provider, answered (to an https CONNECT): 407 will not heal.
+            if cause.status == 407:
+                return ApiError(
+                    f"{self.provider}: the proxy asked for credentials (HTTP 407); "
+                    "check HTTPS_PROXY / HTTP_PROXY",
+                    407,
+                )
+            return _http.connection_error(
+                self.provider,
+                self.base_url,
+                request.session_id,
+                "could not connect",
+                f"the proxy answered HTTP {cause.status}",
+            )
         what: _http.ConnectionFailure
-        if isinstance(exc, TimeoutError):  # ServerTimeoutError too; a total timeout is bare
+        if isinstance(cause, TimeoutError) or (
+            isinstance(exc, openai.APITimeoutError) and cause is exc
+        ):
             what, reason = "timed out", ""
         else:
             # Refused, DNS or certificate before anything was sent; otherwise the server went
             # away mid-exchange (disconnected, reset, or a body cut short).
-            connecting = isinstance(exc, aiohttp.ClientConnectorError)
+            connecting = isinstance(cause, aiohttp.ClientConnectorError)
             what = "could not connect" if connecting else "lost the connection"
-            reason = _http.redact(str(exc), self._api_key)
+            reason = _http.redact(str(cause), self._api_key)
         return _http.connection_error(
             self.provider, self.base_url, request.session_id, what, reason
         )
 
-    def _status_error(
-        self, status: int, headers: Any, content: bytes, request: JudgeRequest
-    ) -> ApiError:
-        # OpenAI wraps errors as {"error": {"message", "code"}}; compatible servers send other
-        # shapes, or no JSON at all.
-        try:
-            body: Any = json.loads(content)
-        except ValueError:
-            body = content.decode("utf-8", "replace")
-        inner = body.get("error", body) if isinstance(body, dict) else body
-        error = cast(dict[str, Any], inner) if isinstance(inner, dict) else {"message": inner}
-        message = error.get("message")
-        detail = message if isinstance(message, str) else json.dumps(inner)
-        if 300 <= status < 400:
-            detail = f"redirected to {headers.get('Location', '?')}; check the base URL"
-        code = error.get("code") if isinstance(error.get("code"), str) else None
-        # A context refusal may name the tools or response format too; it is re-planned, not a
-        # refused mode.
-        if not _http.is_context_error(status, code, detail):
-            refused = _http.format_rejection(
-                self.provider, self.mode, self.base_url, status, detail
-            )
-            if refused is not None:
-                return refused
-        return _http.error_for_status(
-            provider=self.provider,
-            status=status,
-            detail=detail,
-            headers=headers,
-            session_id=request.session_id,
-            secret=self._api_key,
-            env_var=_ENV_KEY,
-            # OpenAI sends 429 for an exhausted quota too; waiting will not fix that one.
-            permanent=error.get("code") == "insufficient_quota",
-            code=code,
+    def _status_error(self, exc: openai.APIStatusError, request: JudgeRequest) -> ApiError:
+        return status_error(
+            self.provider,
+            exc.response,
+            request.session_id,
+            self._api_key,
+            refused_mode=(self.mode, self.base_url),
         )
+
+
+def status_error(
+    provider: str,
+    response: httpx2.Response,
+    session_id: str,
+    secret: str,
+    *,
+    refused_mode: tuple[str, str] | None = None,
+) -> ApiError:
+    """Our error for an HTTP error answer from an OpenAI-style API. With ``refused_mode``
+    (the mode and base URL sent), a refusal of the structured-output parameters is a
+    ``RequestFormatError`` that names the mode."""
+    status, headers, content = response.status_code, response.headers, response.content
+    # OpenAI wraps errors as {"error": {"message", "code"}}; compatible servers send other
+    # shapes, or no JSON at all.
+    try:
+        body: Any = json.loads(content)
+    except ValueError:
+        body = content.decode("utf-8", "replace")
+    inner = body.get("error", body) if isinstance(body, dict) else body
+    error = cast(dict[str, Any], inner) if isinstance(inner, dict) else {"message": inner}
+    message = error.get("message")
+    detail = message if isinstance(message, str) else json.dumps(inner)
+    if 300 <= status < 400:
+        detail = f"redirected to {headers.get('Location', '?')}; check the base URL"
+    code = error.get("code") if isinstance(error.get("code"), str) else None
+    # A context refusal may name the tools or response format too; it is re-planned, not a
+    # refused mode.
+    if refused_mode is not None and not _http.is_context_error(status, code, detail):
+        mode, base_url = refused_mode
+        refused = _http.format_rejection(provider, mode, base_url, status, detail)
+        if refused is not None:
+            return refused
+    return _http.error_for_status(
+        provider=provider,
+        status=status,
+        detail=detail,
+        headers=headers,
+        session_id=session_id,
+        secret=secret,
+        env_var=_ENV_KEY,
+        # OpenAI sends 429 for an exhausted quota too; waiting will not fix that one.
+        permanent=error.get("code") == "insufficient_quota",
+        code=code,
+    )
 
 
 def _cut_at_budget(content: str, completion: _Completion, request: JudgeRequest) -> bool:
@@ -279,6 +360,16 @@ def material_headers(request: JudgeRequest) -> dict[str, str]:
     return {MATERIAL_HEADER: encode_material(request)}
 
 
+def _root_cause(exc: BaseException) -> BaseException:
+    """The transport's own exception under the SDK's and httpx's wrappers (or ``exc``)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, aiohttp.ClientError | TimeoutError):
+            return seen
+        seen = seen.__cause__
+    return exc
+
+
 def _checked_base_url(configured: str | None) -> str:
     """The base URL to call: a full http(s) URL, else a configuration error now, not a
     connection error on every session later."""
@@ -291,6 +382,15 @@ def _checked_base_url(configured: str | None) -> str:
             "(e.g. http://127.0.0.1:8000/v1)"
         )
     return configured
+
+
+def _parse_completion(content: bytes | str) -> _Completion:
+    try:
+        return _Completion.model_validate_json(content)
+    except ValidationError:
+        # pydantic's parser refuses a lone surrogate escape (\ud800) that json.loads reads: the
+        # reply is then the judge's bad output, re-asked, not a broken body re-sent on every run.
+        return _Completion.model_validate(json.loads(content))
 
 
 # Just the parts of a chat completion the judge reads; compatible servers vary in the rest.

@@ -14,15 +14,23 @@ credentials and nothing else is stored, so recordings are safe to commit.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from research_judge.clients.base import JudgeClient, JudgeRequest, JudgeResponse, Usage
-from research_judge.errors import ConfigError, InputFileError, ReplayMissError
+from research_judge._files import write_atomically
+from research_judge._validation import describe_validation_error
+from research_judge.clients.base import (
+    JudgeClient,
+    JudgeRequest,
+    JudgeResponse,
+    Usage,
+    forward_reply_checked,
+)
+from research_judge.clients.variant import variant_of
+from research_judge.errors import ConfigError, InputFileError, OutputError, ReplayMissError
+from research_judge.safety import jsonin
 
 JSONL_SUFFIX = ".jsonl"
 
@@ -54,14 +62,14 @@ class Exchange(BaseModel):
 
 
 def exchange_for(
-    request: JudgeRequest, response: JudgeResponse, provider: str, model: str
+    request: JudgeRequest, response: JudgeResponse, provider: str, model: str, variant: str = ""
 ) -> Exchange:
     usage = response.usage
     return Exchange(
-        key=request.key(provider, model),
+        key=request.key(provider, model, variant),
         provider=provider,
         model=model,
-        request=request.canonical(provider, model),
+        request=request.canonical(provider, model, variant),
         response=RecordedResponse(
             content=response.content,
             usage=RecordedUsage(
@@ -82,6 +90,7 @@ class RecordingClient:
         self.inner = inner
         self.provider = inner.provider
         self.model = inner.model
+        self.variant = variant_of(inner)
         self.path = Path(path)
         self._jsonl = self.path.suffix == JSONL_SUFFIX
         target_dir = self.path.parent if self._jsonl else self.path
@@ -94,23 +103,33 @@ class RecordingClient:
         response = await self.inner.complete(request)
         # Small synchronous writes: they finish before another task runs, so JSONL lines from
         # concurrent calls never interleave.
-        self.write(exchange_for(request, response, self.provider, self.model))
+        self.write(exchange_for(request, response, self.provider, self.model, self.variant))
         return response
 
     def write(self, exchange: Exchange) -> None:
-        if self._jsonl:
-            with self.path.open("a", encoding="utf-8") as out:
-                out.write(exchange.model_dump_json() + "\n")
-            return
-        text = json.dumps(exchange.model_dump(), indent=2, sort_keys=True, ensure_ascii=False)
-        fd, tmp = tempfile.mkstemp(dir=self.path, prefix=f".{exchange.key}.", suffix=".tmp")
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(text + "\n")
-            os.replace(tmp, self.path / f"{exchange.key}.json")
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+            self._write(exchange)
+        except OSError as exc:  # disk full, read-only: the run must stop, not lose replies
+            raise OutputError(
+                f"cannot write recording to {self.path}: {exc.strerror or exc}"
+            ) from exc
+
+    def _write(self, exchange: Exchange) -> None:
+        data = exchange.model_dump()
+        # Readable UTF-8 as a rule; escaped ASCII when a reply holds a lone surrogate, which
+        # UTF-8 cannot carry but a JSON escape can (and replay gives it back unchanged).
+        ascii_only = jsonin.find_surrogate(data) is not None
+        if self._jsonl:
+            line = json.dumps(data, sort_keys=True, ensure_ascii=ascii_only)
+            with self.path.open("a", encoding="utf-8") as out:
+                out.write(line + "\n")
+            return
+        text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=ascii_only)
+        # Private: an exchange holds session text, which may not be everyone's to read.
+        write_atomically(self.path / f"{exchange.key}.json", text + "\n", private=True)
+
+    def reply_checked(self, request: JudgeRequest, response: JudgeResponse, valid: bool) -> None:
+        forward_reply_checked(self.inner, request, response, valid)
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -122,9 +141,10 @@ class ReplayClient:
     A directory is read lazily, one file per requested key; a JSONL file is read at start.
     """
 
-    def __init__(self, source: str | Path, *, provider: str, model: str) -> None:
+    def __init__(self, source: str | Path, *, provider: str, model: str, variant: str = "") -> None:
         self.provider = provider
         self.model = model
+        self.variant = variant  # the endpoint and mode recorded against (``clients.variant``)
         self.source = Path(source)
         self._loaded: dict[str, Exchange] = {}
         if self.source.is_file():
@@ -134,12 +154,15 @@ class ReplayClient:
         self.hits = 0
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
-        key = request.key(self.provider, self.model)
+        key = request.key(self.provider, self.model, self.variant)
         exchange = self._loaded.get(key) or self._read_file(key)
         if exchange is None:
+            against = f", {self.variant}" if self.variant else ""
             raise ReplayMissError(
                 f"no recorded judge exchange for session {request.session_id!r} "
-                f"({request.call} call, {self.provider}/{self.model}, key {key}) in {self.source}"
+                f"({request.call} call, {self.provider}/{self.model}{against}, key {key}) "
+                f"in {self.source} (recordings are keyed on the endpoint and output mode too: "
+                "replay with the same --base-url and --mode as the recording run)"
             )
         self.hits += 1
         recorded = exchange.response
@@ -154,7 +177,7 @@ class ReplayClient:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return None
-        except OSError as exc:
+        except (OSError, UnicodeDecodeError) as exc:
             raise InputFileError(path, f"cannot read recording: {exc}") from exc
         exchange = _parse(text, path, None)
         if exchange.key != key:
@@ -168,15 +191,12 @@ class ReplayClient:
 
 def _parse(text: str, path: Path, line: int | None) -> Exchange:
     try:
-        return Exchange.model_validate_json(text)
+        # json.loads, not pydantic's parser: only it reads back a lone surrogate's escape.
+        return Exchange.model_validate(jsonin.loads(text, allow_surrogates=True))
+    except jsonin.UnusableJson as exc:
+        raise InputFileError(path, f"not a recorded exchange ({exc})", line) from None
     except ValidationError as exc:
-        errors = exc.errors()
-        problem = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'exchange'}: {err['msg']}"
-            for err in errors[:4]
-        )
-        if len(errors) > 4:
-            problem += f"; and {len(errors) - 4} more"
+        problem = describe_validation_error(exc, limit=4, root="exchange")
         raise InputFileError(path, f"not a recorded exchange ({problem})", line) from None
 
 

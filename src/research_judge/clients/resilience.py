@@ -18,7 +18,6 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 from tenacity.wait import wait_base, wait_random_exponential
@@ -32,23 +31,13 @@ from ..errors import (
     TransientApiError,
     UnreachableError,
 )
-from .base import JudgeClient, JudgeRequest, JudgeResponse
+from .base import JudgeClient, JudgeRequest, JudgeResponse, forward_reply_checked
+from .settings import RetryPolicy
+from .variant import variant_of
 
 # Rejected key, forbidden model or endpoint, unknown model or URL, proxy wanting credentials:
 # every later call would get the same answer.
 FATAL_STATUSES = frozenset({401, 403, 404, 407})
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    attempts: int = 8
-    max_retry_after: float = 60.0
-    backoff_base: float = 0.5
-    backoff_max: float = 30.0
-    down_after: float = 120.0
-    min_failures_for_down: int = 10
-    # Connection failures before the provider ever answered: a wrong address, not an outage.
-    unreachable_after: int = 3
 
 
 class AdaptiveLimiter:
@@ -151,6 +140,10 @@ class Health:
                     f"cannot reach the provider ({self._unreachable} attempts, none answered): "
                     f"{exc}"
                 )
+        if not isinstance(exc, TransientApiError):
+            # A 400 (say, a session too long for the context) is an answer: the provider is up.
+            # Only transport failures, 5xx and 429 say it is not.
+            return
         now = self._clock()
         if self._failing_since is None:
             self._failing_since = now
@@ -193,6 +186,7 @@ class ResilientClient:
         self.inner = inner
         self.provider = inner.provider
         self.model = inner.model
+        self.variant = variant_of(inner)
         self.policy = policy or RetryPolicy()
         self.limiter = AdaptiveLimiter(concurrency)
         self.health = Health(self.policy, clock)
@@ -251,6 +245,9 @@ class ResilientClient:
         self.limiter.on_success()
         self.health.success()
         return response
+
+    def reply_checked(self, request: JudgeRequest, response: JudgeResponse, valid: bool) -> None:
+        forward_reply_checked(self.inner, request, response, valid)
 
     def _count_retry(self, _state: RetryCallState) -> None:
         self.retries += 1

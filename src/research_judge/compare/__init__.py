@@ -1,17 +1,41 @@
-"""Two graded runs side by side: deltas, paired tests, regressions, flags (contract section 8)."""
+"""Two graded runs side by side: deltas, paired tests, regressions, flags (contract section 8).
+
+Names are loaded on first use, so the flags can read the thresholds without ``--help`` loading
+the comparison itself.
+"""
 
 from __future__ import annotations
 
-from ..stats.paired import PairedTest
-from .core import (
-    DEFAULT_CRITICAL_THRESHOLD,
-    DEFAULT_THRESHOLD,
-    PASS_RATE,
-    combined_value,
-    compare_runs,
-)
-from .model import Comparison, Flag, MetricDelta, SessionMove
-from .text import render_text
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..stats.paired import PairedTest
+    from .core import PASS_RATE, combined_value, compare_runs
+    from .model import (
+        DEFAULT_CRITICAL_THRESHOLD,
+        DEFAULT_THRESHOLD,
+        Comparison,
+        Flag,
+        MetricDelta,
+        SessionMove,
+    )
+    from .text import render_text
+
+# name -> module that defines it
+_EXPORTS = {
+    "DEFAULT_CRITICAL_THRESHOLD": ".model",
+    "DEFAULT_THRESHOLD": ".model",
+    "PASS_RATE": ".core",
+    "Comparison": ".model",
+    "Flag": ".model",
+    "MetricDelta": ".model",
+    "PairedTest": "..stats.paired",
+    "SessionMove": ".model",
+    "combined_value": ".core",
+    "compare_runs": ".core",
+    "render_text": ".text",
+}
 
 __all__ = [
     "DEFAULT_CRITICAL_THRESHOLD",
@@ -26,3 +50,10 @@ __all__ = [
     "compare_runs",
     "render_text",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module, __name__), name)

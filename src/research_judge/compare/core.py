@@ -24,7 +24,15 @@ from ..results.model import CITATION_NAMES, CRITERIA, Result
 from ..stats.paired import PairedTest, mcnemar_exact, signed_rank
 from .context import context_deltas
 from .judges import RunJudges, describe_change, judge_changed
-from .model import JUDGE_CHANGED, Comparison, Flag, MetricDelta, SessionMove
+from .model import (
+    DEFAULT_CRITICAL_THRESHOLD,
+    DEFAULT_THRESHOLD,
+    JUDGE_CHANGED,
+    Comparison,
+    Flag,
+    MetricDelta,
+    SessionMove,
+)
 from .rejudged import REJUDGE_HINT, decompose
 
 PASS_RATE = "pass_rate"
@@ -36,11 +44,6 @@ def combined_value(result: Result) -> float | None:
     """Mean of a result's non-null criterion values on the 0..1 scale; None when it has none."""
     values = [v for v in (result.criterion_value(n) for n in CRITERIA) if v is not None]
     return fmean(values) if values else None
-
-
-# The defaults of the flags, here once for the library, the CLI and the report.
-DEFAULT_THRESHOLD = 0.05
-DEFAULT_CRITICAL_THRESHOLD = 0.10
 
 
 def compare_runs(

@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..stats.paired import PairedTest
-from .rejudged import Decomposition
+
+if TYPE_CHECKING:  # the compare flags read this module's thresholds at --help time
+    from .rejudged import Decomposition
+
+# The defaults of the flags, here once for the library, the CLI and the report (in this light
+# module, so ``--help`` does not load the comparison itself).
+DEFAULT_THRESHOLD = 0.05
+DEFAULT_CRITICAL_THRESHOLD = 0.10
 
 Severity = Literal["warning", "critical"]
 # Said wherever a comparison is shown (text, warnings, HTML, Markdown) when the judges differ.
@@ -38,11 +45,7 @@ class MetricDelta:
             "delta": self.delta,
             "n_baseline": self.n_baseline,
             "n_current": self.n_current,
-            "test": self.test.name,
-            "n_pairs": self.test.n_pairs,
-            "n_moved": self.test.n_moved,
-            "p_value": self.test.p_value,
-            "significant": self.test.significant,
+            **self.test.to_dict(),
         }
 
 

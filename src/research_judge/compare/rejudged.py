@@ -30,15 +30,6 @@ class Part:
     delta: float | None
     test: PairedTest
 
-    def test_dict(self) -> dict[str, Any]:
-        return {
-            "test": self.test.name,
-            "n_pairs": self.test.n_pairs,
-            "n_moved": self.test.n_moved,
-            "p_value": self.test.p_value,
-            "significant": self.test.significant,
-        }
-
 
 @dataclass(frozen=True)
 class Split:
@@ -55,8 +46,8 @@ class Split:
         return {
             "judge_shift": self.judge_shift.delta,
             "agent_change": self.agent_change.delta,
-            "judge_shift_test": self.judge_shift.test_dict(),
-            "agent_change_test": self.agent_change.test_dict(),
+            "judge_shift_test": self.judge_shift.test.to_dict(),
+            "agent_change_test": self.agent_change.test.to_dict(),
             "moved": self.moved,
         }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .._format import num
 from .model import JUDGE_CHANGED, Comparison, Flag, MetricDelta
 
 _IDS_PER_LINE = 8
@@ -99,9 +100,7 @@ def _p(p: float | None) -> str:
 
 
 def _num(value: float | None, *, signed: bool = False, digits: int = 3) -> str:
-    if value is None:
-        return "n/a"
-    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+    return num(value, digits, signed=signed)
 
 
 def _ids(title: str, ids: list[str]) -> list[str]:

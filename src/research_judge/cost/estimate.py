@@ -15,6 +15,7 @@ from ..clients.base import JudgeRequest, Usage
 from ..errors import ConfigError
 from ..judge.grader import Judge
 from ..judge.planning import Unplannable
+from ..safety.settings import check_finite
 from ..sessions.model import Session
 from .prices import PriceTable
 from .tokens import estimate_output_tokens, estimate_request, guess_claim_count
@@ -62,8 +63,7 @@ class Budget:
     """Stops new work before spent cost plus reserved estimates would pass ``limit``."""
 
     def __init__(self, limit: float, estimator: Estimator) -> None:
-        if limit <= 0:
-            raise ConfigError(f"--max-cost must be positive, got {limit}")
+        check_finite("--max-cost", limit)  # nan once meant "no limit"
         model = estimator.judge.client.model
         if estimator.prices is None or estimator.prices.price_for(model) is None:
             raise ConfigError(

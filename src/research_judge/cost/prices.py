@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .._files import read_text
+from .._validation import describe_validation_error
 from ..clients.base import Usage
 from ..errors import InputFileError
 
@@ -41,9 +42,10 @@ def snapshot_base(name: str) -> str | None:
 class _PriceEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    input: float = Field(ge=0)
-    cached_input: float | None = Field(default=None, ge=0)
-    output: float = Field(ge=0)
+    # Finite: an infinite price once made every cost "$inf" and the results file invalid JSON.
+    input: float = Field(ge=0, allow_inf_nan=False)
+    cached_input: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    output: float = Field(ge=0, allow_inf_nan=False)
     # The model's limits, read by ``cost.windows`` (a user file may give them beside a price).
     context_window: int | None = Field(default=None, gt=0)
     max_output_tokens: int | None = Field(default=None, gt=0)
@@ -60,6 +62,8 @@ class _PriceFile(BaseModel):
     currency: Literal["USD"] = "USD"
     unit: Literal["per_million_tokens"] = "per_million_tokens"
     source: str | None = None  # provenance for the human reading the file; not used in code
+    # Batch APIs bill every rate (input, cached input, output) at this share of the standard one.
+    batch_multiplier: float | None = Field(default=None, gt=0, le=1)
     models: dict[str, _PriceEntry]
 
 
@@ -72,10 +76,27 @@ class ModelPrice:
     output: float
 
 
+DEFAULT_BATCH_MULTIPLIER = 0.5
+"""OpenAI's Batch API and Anthropic's Message Batches both bill half the standard rates."""
+
+
 @dataclass(frozen=True)
 class PriceTable:
     as_of: str
     models: Mapping[str, ModelPrice] = field(default_factory=dict)
+    batch_multiplier: float = DEFAULT_BATCH_MULTIPLIER
+    batch: bool = False  # True for the table ``for_batch`` returns
+
+    def for_batch(self) -> PriceTable:
+        """The same table at batch prices: every rate times ``batch_multiplier``."""
+        if self.batch:
+            return self
+        m = self.batch_multiplier
+        scaled = {
+            name: ModelPrice(p.input * m, p.cached_input * m, p.output * m)
+            for name, p in self.models.items()
+        }
+        return PriceTable(self.as_of, MappingProxyType(scaled), m, batch=True)
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> PriceTable:
@@ -88,12 +109,14 @@ class PriceTable:
         shipped = _parse(shipped_ref.read_text(encoding="utf-8"), "research_judge/data/prices.json")
         as_of = shipped.as_of or "unknown"
         models = _to_prices(shipped)
+        multiplier = shipped.batch_multiplier or DEFAULT_BATCH_MULTIPLIER
         if path is not None:
             user = _parse(read_text(path, "price file"), path)
             models.update(_to_prices(user))
             as_of = user.as_of or as_of
+            multiplier = user.batch_multiplier or multiplier
         # Read-only so a table shared by concurrent workers cannot be changed under them.
-        return cls(as_of=as_of, models=MappingProxyType(models))
+        return cls(as_of=as_of, models=MappingProxyType(models), batch_multiplier=multiplier)
 
     def price_for(self, model: str) -> ModelPrice | None:
         """The exact name's price, else the price of the model it is a dated snapshot of.
@@ -135,10 +158,8 @@ def _parse(text: str, path: str | Path) -> _PriceFile:
     try:
         return _PriceFile.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        key = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
-        raise InputFileError(path, f"{key}: {first['msg']}{more}") from exc
+        problem = describe_validation_error(exc, limit=1, root="(top level)")
+        raise InputFileError(path, problem) from exc
 
 
 def _to_prices(parsed: _PriceFile) -> dict[str, ModelPrice]:

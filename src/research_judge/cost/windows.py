@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .._files import read_text
+from .._validation import describe_validation_error
 from ..errors import ConfigError, InputFileError
 from .prices import snapshot_base
 
@@ -38,6 +39,17 @@ class ModelLimits:
     max_output_tokens: int
     max_input_tokens: int | None = None
     source: LimitsSource = "table"
+
+    def narrowest(self, other: ModelLimits) -> ModelLimits:
+        """Limits both models satisfy: the smaller window, output limit and prompt cap."""
+        caps = [c for c in (self.max_input_tokens, other.max_input_tokens) if c is not None]
+        tighter = self if self.context_window <= other.context_window else other
+        return ModelLimits(
+            min(self.context_window, other.context_window),
+            min(self.max_output_tokens, other.max_output_tokens),
+            min(caps) if caps else None,
+            tighter.source,
+        )
 
     def describe(self) -> str:
         cap = f", prompt at most {self.max_input_tokens:,}" if self.max_input_tokens else ""
@@ -142,6 +154,5 @@ def _parse(text: str, path: str | Path) -> _Table:
     try:
         return _Table.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        key = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        raise InputFileError(path, f"{key}: {first['msg']}") from exc
+        problem = describe_validation_error(exc, limit=1, root="(top level)")
+        raise InputFileError(path, problem) from exc

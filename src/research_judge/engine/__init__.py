@@ -1,13 +1,39 @@
-"""The batch engine: many sessions through one judge, fast, resumable and within budget."""
+"""The batch engine: many sessions through one judge, fast, resumable and within budget.
+
+Names are loaded on first use, so the ``grade`` flags can read ``Selection``'s defaults without
+``--help`` importing the engine itself.
+"""
 
 from __future__ import annotations
 
-from ..clients.cache import CachingClient
-from ..clients.resilience import AdaptiveLimiter, ResilientClient, RetryPolicy
-from ..cost.estimate import Budget, Estimate, Estimator
-from .run import RunOptions, RunStats, grade_file, grade_sessions
-from .select import Selection, parse_where
+import importlib
+from typing import TYPE_CHECKING, Any
 
+if TYPE_CHECKING:
+    from ..clients.cache import CachingClient
+    from ..clients.resilience import AdaptiveLimiter, ResilientClient
+    from ..clients.settings import RetryPolicy
+    from ..cost.estimate import Budget, Estimate, Estimator
+    from .run import RunOptions, RunStats, grade_file, grade_sessions
+    from .select import Selection, parse_where
+
+# name -> module that defines it
+_EXPORTS = {
+    "AdaptiveLimiter": "..clients.resilience",
+    "Budget": "..cost.estimate",
+    "CachingClient": "..clients.cache",
+    "Estimate": "..cost.estimate",
+    "Estimator": "..cost.estimate",
+    "ResilientClient": "..clients.resilience",
+    "RetryPolicy": "..clients.settings",
+    "RunOptions": ".run",
+    "RunStats": ".run",
+    "Selection": ".select",
+    "grade_file": ".run",
+    "grade_sessions": ".run",
+    "parse_where": ".select",
+}
+# Spelled out for linters and type checkers; the same names as _EXPORTS.
 __all__ = [
     "AdaptiveLimiter",
     "Budget",
@@ -23,3 +49,10 @@ __all__ = [
     "grade_sessions",
     "parse_where",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module, __name__), name)

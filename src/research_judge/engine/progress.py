@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TextIO
 
+from .._format import usd
+
 TTY_REDRAW_INTERVAL = 0.1
 """Seconds between terminal redraws: about ten a second, fast enough to look live."""
 BAR_WIDTH = 20
@@ -244,6 +246,4 @@ def format_count(n: int) -> str:
     return f"{n / 1_000_000:.2f}M"
 
 
-def format_cost(usd: float) -> str:
-    """Four decimals under a dollar (judge calls are cheap), cents above."""
-    return f"${usd:.4f}" if usd < 1 else f"${usd:,.2f}"
+format_cost = usd

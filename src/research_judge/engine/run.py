@@ -8,18 +8,26 @@ the file size. Results are written in input order through a small reorder buffer
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..clients.base import JudgeRequest
-from ..clients.chain import ClientSettings
+from ..clients.settings import ClientSettings
 from ..cost.estimate import Budget
-from ..errors import ConfigError, ContentRefError, ErrorKind, InputFileError, ProviderDownError
+from ..errors import (
+    ConfigError,
+    ContentRefError,
+    ErrorKind,
+    InputFileError,
+    OutputError,
+    ProviderDownError,
+)
 from ..judge.grader import Judge
 from ..results.model import Result
-from ..results.output import ResultsFile
+from ..results.output import ExistingResults, ResultsFile
 from ..results.sink import ResultsSink
+from ..safety import OutputLock, check_distinct
 from ..sessions.model import Session
 from ..sessions.store import ContentStore, resolve_session
 from .progress import Progress
@@ -53,6 +61,7 @@ class RunStats:
     cost_usd: float = 0.0
     cost_known: bool = True  # False once a billable call had no price
     stopped: str | None = None
+    not_sent: int = 0  # selected sessions left ungraded when --max-cost stopped the run
     rewritten: bool = False
     repaired_torn_line: bool = False
     order: list[str] = field(default_factory=list)
@@ -83,16 +92,45 @@ async def grade_file(
     on_input_error: Callable[[InputFileError], None] | None = None,
     store: ContentStore | None = None,
 ) -> RunStats:
-    """Grade every selected session of ``sessions_path`` into ``out_path`` (resuming it)."""
-    return await grade_sessions(
-        selected_sessions(sessions_path, options.selection),
-        ResultsFile(out_path),
-        judge,
-        options,
-        progress=progress,
-        budget=budget,
-        on_input_error=on_input_error,
-        store=store,
+    """Grade every selected session of ``sessions_path`` into ``out_path`` (resuming it).
+
+    ``out_path`` may not be the sessions file, and is locked for the run: a second run on it
+    stops with ``OutputError``.
+    """
+    check_distinct([("the sessions file", sessions_path)], [("the results file", out_path)])
+    with OutputLock(out_path):
+        return await grade_sessions(
+            selected_sessions(sessions_path, options.selection),
+            ResultsFile(out_path),
+            judge,
+            options,
+            progress=progress,
+            budget=budget,
+            on_input_error=on_input_error,
+            store=store,
+        )
+
+
+def _count_not_done(
+    items: Iterator[Session | InputFileError],
+    existing: ExistingResults,
+    judge: Judge,
+    options: RunOptions,
+) -> int:
+    """How many of the remaining selected sessions would still need grading (for the message)."""
+    return sum(
+        1
+        for item in items
+        if isinstance(item, Session)
+        and not existing.reusable(item.id, judge.fingerprint, options.retry_errors)
+    )
+
+
+def _output_error(exc: OSError) -> OutputError:
+    where = f" {exc.filename}" if exc.filename else ""
+    return OutputError(
+        f"cannot write the results{where}: {exc.strerror or exc}; every line written before is "
+        "intact, so the same command resumes once the cause is fixed"
     )
 
 
@@ -114,7 +152,10 @@ async def grade_sessions(
     that cannot be read is that session's error (kind ``content_ref``)."""
     stats = RunStats()
     progress = progress or Progress.disabled()
-    existing = out.load()
+    try:
+        existing = out.load()
+    except OSError as exc:
+        raise _output_error(exc) from exc
     stats.repaired_torn_line = existing.repaired
     window = asyncio.Semaphore(options.window or max(64, 4 * options.concurrency))
     in_flight = asyncio.Semaphore(options.concurrency)
@@ -122,6 +163,7 @@ async def grade_sessions(
     next_index = 0
     fatal: list[BaseException] = []
     tasks: set[asyncio.Task[None]] = set()
+    broken = False  # a write failed: nothing more is written
 
     def report() -> None:
         progress.update(
@@ -136,14 +178,32 @@ async def grade_sessions(
 
     def drain() -> None:
         nonlocal next_index
-        while next_index in finished:
-            result = finished.pop(next_index)
-            out.append(result)
-            stats.add(result)
-            window.release()
-            next_index += 1
-        out.flush()
+        if broken:
+            return
+        try:
+            while next_index in finished:
+                result = finished.pop(next_index)
+                out.append(result)
+                stats.add(result)
+                window.release()
+                next_index += 1
+            out.flush()
+        except OSError as exc:
+            stop_writing(exc)
+            return
         report()
+
+    def stop_writing(exc: OSError) -> None:
+        # Disk full, read-only file system: stop now. Requests still in flight are abandoned
+        # (their replies could not be saved), and the submission loop is woken to see ``fatal``.
+        nonlocal broken
+        broken = True
+        fatal.append(_output_error(exc))
+        current = asyncio.current_task()
+        for task in tasks:
+            if task is not current:
+                task.cancel()
+        window.release()
 
     async def grade_one(
         index: int,
@@ -160,9 +220,10 @@ async def grade_sessions(
             result = await judge.grade(session, first)
         except ContentRefError as exc:
             result = judge.error_result(session, str(exc), ErrorKind.CONTENT_REF)
-        except (ProviderDownError, ConfigError) as exc:
-            # The provider is gone, or a prompt template cannot render this session (the
-            # user's template, e.g. a misspelt variable): the next session would fare the same.
+        except (ProviderDownError, ConfigError, OutputError) as exc:
+            # The provider is gone, a recording cannot be written, or a prompt template cannot
+            # render this session (the user's template, e.g. a misspelt variable): the next
+            # session would fare the same.
             fatal.append(exc)
             # This session will never be written: free its place in the reorder window, or a
             # submission loop waiting for that place would wait for ever.
@@ -179,8 +240,9 @@ async def grade_sessions(
         drain()
 
     submitted = 0
+    iterator = iter(items)
     try:
-        for item in items:
+        for item in iterator:
             if isinstance(item, InputFileError):
                 stats.input_errors.append(item)
                 if on_input_error:
@@ -212,6 +274,7 @@ async def grade_sessions(
                 amount = budget.reserve(item, first)
                 if amount is None:
                     stats.stopped = "budget"
+                    stats.not_sent = 1 + _count_not_done(iterator, existing, judge, options)
                     break
                 reserved = amount
             await window.acquire()
@@ -224,13 +287,28 @@ async def grade_sessions(
             task.add_done_callback(tasks.discard)
             submitted += 1
         if tasks:
-            await asyncio.gather(*tasks)
+            outcomes = await asyncio.gather(*tasks, return_exceptions=True)
+            for outcome in outcomes:
+                if isinstance(outcome, Exception):  # cancelled tasks' errors are not Exceptions
+                    raise outcome
     finally:
-        out.close()
-    # Even a stopped run leaves one line per session, in input order, ready to resume.
-    stats.rewritten = out.finalize(stats.order)
+        try:
+            out.close()
+        except OSError as exc:
+            broken = True
+            if not fatal:
+                fatal.append(_output_error(exc))
+    # Even a stopped run leaves one line per session, in input order, ready to resume (unless
+    # the file could not be written: then it is left exactly as it is).
+    if not broken:
+        try:
+            stats.rewritten = out.finalize(stats.order)
+        except OSError as exc:
+            fatal.append(_output_error(exc))
     progress.close()
     if fatal:
-        stats.stopped = "provider_down" if isinstance(fatal[0], ProviderDownError) else "config"
+        stats.stopped = {ProviderDownError: "provider_down", OutputError: "output"}.get(
+            type(fatal[0]), "config"
+        )
         raise fatal[0]
     return stats

@@ -12,9 +12,12 @@ import heapq
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import ConfigError, InputFileError
-from ..sessions.model import Session, iter_sessions
+
+if TYPE_CHECKING:  # the grade flags read Selection's defaults at --help time: no pydantic then
+    from ..sessions.model import Session
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,8 @@ def sampled_ids(path: Path, selection: Selection) -> set[str] | None:
     """The ids a sampled run keeps (one streaming pass over the file), or None for 'all'."""
     if selection.sample is None:
         return None
+    from ..sessions.model import Session, iter_sessions
+
     keyed = (
         (selection.sample_key(item.id), item.id)
         for _, item in iter_sessions(path)
@@ -60,6 +65,8 @@ def sampled_ids(path: Path, selection: Selection) -> set[str] | None:
 
 def selected_sessions(path: str | Path, selection: Selection) -> Iterator[Session | InputFileError]:
     """The sessions a run grades, in file order, with every bad line as its error."""
+    from ..sessions.model import iter_sessions
+
     keep = sampled_ids(Path(path), selection)
     for _, item in iter_sessions(path):
         if isinstance(item, InputFileError) or (

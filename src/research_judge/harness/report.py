@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .._files import read_text
+from .._validation import describe_validation_error
 from ..errors import InputFileError
 
 
@@ -117,9 +118,7 @@ class TaskReport:
         try:
             model = _ReportModel.model_validate(data)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(str(part) for part in err.get("loc", ()))
-            raise ValueError(f"{where}: {err['msg']}" if where else err["msg"]) from exc
+            raise ValueError(describe_validation_error(exc, limit=1)) from exc
         results: list[TaskResult] = []
         seen: set[str] = set()
         for index, item in enumerate(model.results):

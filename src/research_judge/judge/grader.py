@@ -9,23 +9,32 @@ verdict, so it stays out of every statistic. Transport failures are retried belo
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
 from .._canonical import content_hash
-from ..clients.base import CallKind, JudgeClient, JudgeRequest, Material, Message, Usage
+from ..clients.base import (
+    CallKind,
+    JudgeClient,
+    JudgeRequest,
+    JudgeResponse,
+    Material,
+    Message,
+    ReplyCheckListener,
+    Usage,
+)
+from ..clients.variant import fingerprint_part
 from ..cost.prices import PriceTable
 from ..cost.windows import ModelLimits, WindowTable
 from ..errors import (
     ApiError,
-    ConfigError,
     ContentRefError,
     ContextLengthError,
     ErrorKind,
     InvalidJudgeOutput,
     JudgeRefusal,
+    OutputError,
     OutputTruncated,
     ProviderDownError,
     ReplayMissError,
@@ -42,33 +51,23 @@ from ..results.model import (
     UsageInfo,
     VerdictRecord,
 )
+from ..safety import jsonin
 from ..sessions.model import Session
 from .citations import Claim, audit_citations
 from .context import context_info
 from .counting import CountingReport, count
 from .evidence import CheckedVerdict, EvidenceChecker
+from .markers import marker_nonce
 from .planning import Planner, Unplannable
 from .policy import VerdictPolicy
 from .prompts import PromptSet
+from .settings import JudgeSettings
+
+__all__ = ["Judge", "JudgeSettings"]
 from .ratios import compute_ratios
 from .verdicts import COUNTING_SCHEMA, SCORING_SCHEMA, Score, Verdict, parse_scoring
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class JudgeSettings:
-    """How the judge is asked. Every default lives here and only here."""
-
-    max_attempts: int = 3
-    strict_evidence: bool = False
-    temperature: float | None = 0.0
-    counting_max_tokens: int = 8192
-    scoring_max_tokens: int = 2048
-
-    def __post_init__(self) -> None:
-        if self.max_attempts < 1:
-            raise ConfigError(f"max attempts must be at least 1, got {self.max_attempts}")
 
 
 @dataclass
@@ -83,6 +82,27 @@ class _Outcome(Generic[T]):
     # Why the caller must plan this call smaller: "context" (too long for the window) or "cut"
     # (the reply was cut at its allowance); None when it need not.
     replan: str | None = None
+
+    def bill(self, usage: Usage | None) -> None:
+        """Count tokens the provider says it spent (only believable figures can be counted)."""
+        if usage is not None and usage_problem(usage) is None:
+            self.usage += usage
+            self.billable += usage
+
+
+# More tokens than any one reply can hold: a figure past this is a broken or hostile server.
+MAX_TOKENS_PER_CALL = 100_000_000
+
+
+def usage_problem(usage: Usage) -> str | None:
+    """Why a reported usage cannot be believed, or None: every count a non-negative int."""
+    for name in ("input_tokens", "cached_input_tokens", "output_tokens"):
+        value = getattr(usage, name)
+        if type(value) is not int or not 0 <= value <= MAX_TOKENS_PER_CALL:
+            return f"the server reported impossible token usage ({name}={value!r})"
+    if usage.cached_input_tokens > usage.input_tokens:
+        return "the server reported more cached input tokens than input tokens"
+    return None
 
 
 class Judge:
@@ -106,6 +126,8 @@ class Judge:
         self.settings = settings or JudgeSettings()
         self.prices = prices
         self.reasks = 0  # requests re-sent after an invalid, refused or cut-off reply
+        # The response cache (somewhere in the chain) stores only replies that pass validation.
+        self._listener = client if isinstance(client, ReplyCheckListener) else None
         # The model's window and output limit (``cost.windows``); every counting call is planned
         # to fit them (``judge.planning``).
         self.limits = limits or WindowTable.load().limits_for(client.model)
@@ -128,6 +150,7 @@ class Judge:
             {
                 "provider": client.provider,
                 "model": client.model,
+                **fingerprint_part(client),  # another endpoint or --mode regrades on resume
                 "prompts": self.prompt_refs,
                 "settings": asdict(self.settings),
                 "policy": self.policy.to_dict(),
@@ -138,7 +161,7 @@ class Judge:
 
     def first_requests(self, session: Session) -> tuple[JudgeRequest, JudgeRequest]:
         """The two opening requests for a session (also what ``--dry-run`` estimates)."""
-        nonce = marker_nonce(session)
+        nonce = marker_nonce(session, extra_keys=not self.prompts.shipped)
         variables: dict[str, Any] = {
             "nonce": nonce,
             "question": session.question,
@@ -208,6 +231,7 @@ class Judge:
                 response = await self.client.complete(request)
             except OutputTruncated as exc:
                 out.calls += 1
+                out.bill(exc.usage)  # a cut reply is paid for all the same
                 if replan:
                     out.replan = "cut"
                     return _failed(out, f"{request.call} call: {exc}", ErrorKind.CONTEXT)
@@ -215,33 +239,44 @@ class Judge:
                 request = _with_feedback(request, None, self.prompts.render_reask(problems))
                 continue
             except ContextLengthError as exc:
+                out.bill(exc.usage)
                 if replan:
                     out.replan = "context"
                     return _failed(out, f"{request.call} call: {exc}", ErrorKind.CONTEXT)
                 return _failed(out, f"{request.call} call: API error: {exc}", ErrorKind.API)
             except JudgeRefusal as exc:
                 out.calls += 1
+                out.bill(exc.usage)  # a cut reply is paid for all the same
                 problems = [f"the reply was refused or cut off ({exc}); answer more briefly"]
                 request = _with_feedback(request, None, self.prompts.render_reask(problems))
                 continue
             except ReplayMissError as exc:
                 return _failed(out, f"{request.call} call: {exc}", ErrorKind.REPLAY_MISS)
-            except ProviderDownError:
+            except (ProviderDownError, OutputError):
                 raise  # the whole run stops; this session stays ungraded, not errored
             except ApiError as exc:
+                out.bill(exc.usage)
                 return _failed(out, f"{request.call} call: API error: {exc}", ErrorKind.API)
             except ResearchJudgeError as exc:
                 return _failed(out, f"{request.call} call: {exc}", ErrorKind.CLIENT)
             out.calls += 1
-            out.usage += response.usage
+            if (problem := usage_problem(response.usage)) is not None:
+                # Negative usage would offset real spend against --max-cost: the reply is not
+                # believed, and the same question is asked again.
+                self._checked(request, response, valid=False)
+                problems = [problem]
+                continue
             if response.cached:
+                out.usage += response.usage
                 out.cache_hits += 1
             else:
-                out.billable += response.usage
+                out.bill(response.usage)
             try:
                 out.value = parse(response.content)
+                self._checked(request, response, valid=True)
                 return out
             except InvalidJudgeOutput as exc:
+                self._checked(request, response, valid=False)
                 problems = exc.problems
                 feedback = self.prompts.render_reask(problems)
                 request = _with_feedback(request, response.content, feedback)
@@ -251,6 +286,10 @@ class Judge:
             f"{request.call} call: invalid judge output after {out.calls} attempts: {summary}",
             ErrorKind.JUDGE_OUTPUT,
         )
+
+    def _checked(self, request: JudgeRequest, response: JudgeResponse, *, valid: bool) -> None:
+        if self._listener is not None:
+            self._listener.reply_checked(request, response, valid)
 
     def _assemble(
         self,
@@ -379,7 +418,8 @@ def _with_feedback(request: JudgeRequest, bad_reply: str | None, feedback: str) 
     if bad_reply is not None and len(bad_reply) > request.max_output_tokens:
         kept = bad_reply[: request.max_output_tokens]
         bad_reply = f"{kept}\n[... {len(bad_reply) - len(kept)} more characters not repeated]"
-    extra = (Message("assistant", bad_reply),) if bad_reply is not None else ()
+    # A lone surrogate in the bad reply could not be sent back or hashed: shown as "?".
+    extra = (Message("assistant", jsonin.printable(bad_reply)),) if bad_reply is not None else ()
     return replace(request, messages=(*request.messages, *extra, Message("user", feedback)))
 
 
@@ -404,18 +444,3 @@ def _verdict_record(checked: CheckedVerdict) -> VerdictRecord:
         source=v.source if claim else None,
         claim_verified=checked.claim_verified if claim else None,
     )
-
-
-def marker_nonce(session: Session) -> str:
-    """A marker tag derived from everything the prompt prints of the session.
-
-    Text cannot forge a closing marker, because the marker depends on the text containing it.
-    """
-    digest = hashlib.sha256()
-    parts = [session.question, session.answer]
-    for ref in session.trajectory:
-        parts += [ref.id, ref.title or "", ref.url or "", ref.content]
-    for part in parts:
-        digest.update(part.encode("utf-8", "surrogatepass"))
-        digest.update(b"\0")
-    return digest.hexdigest()[:12]

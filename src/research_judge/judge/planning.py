@@ -27,6 +27,7 @@ from ..cost.tokens import guess_claim_count, planning_request_tokens, planning_t
 from ..cost.windows import ModelLimits
 from ..errors import ResearchJudgeError
 from ..sessions.model import Reference, Session
+from .markers import marker_nonce
 from .prompts import PromptPair, PromptSet
 from .verdicts import COUNTING_SCHEMA
 
@@ -481,9 +482,7 @@ class Planner:
         pieces: tuple[Piece, ...],
         claims: tuple[Claim, ...] | None,
     ) -> str:
-        from .grader import marker_nonce  # the grader owns the marker; imported late (cycle)
-
-        nonce = marker_nonce(session)
+        nonce = marker_nonce(session, extra_keys=not self.prompts.shipped)
         variables: dict[str, Any] = {
             "nonce": nonce,
             "question": session.question,

@@ -12,11 +12,13 @@ from __future__ import annotations
 import tomllib
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
-from ..results.model import Ratios, Verdict
-from .verdicts import CRITERIA, Score
+
+if TYPE_CHECKING:  # only types: the grade flags read this module's defaults at --help time
+    from ..results.model import PassFail, Ratios
+    from .verdicts import Score
 
 
 @dataclass(frozen=True)
@@ -39,10 +41,12 @@ class VerdictPolicy:
             if value is not None and (bad_type or not 0.0 <= value <= 1.0):
                 raise ConfigError(f"policy {name} must be a number 0..1, got {value!r}")
 
-    def decide(self, ratios: Ratios, scores: dict[str, Score]) -> tuple[Verdict, list[str]]:
+    def decide(self, ratios: Ratios, scores: dict[str, Score]) -> tuple[PassFail, list[str]]:
         """Return ``("pass"|"fail", reasons)``; reasons name every rule that failed."""
+        from .verdicts import SCORE_NAMES  # pydantic: loaded when grading, not for --help
+
         reasons: list[str] = []
-        for criterion in CRITERIA:
+        for criterion in SCORE_NAMES:
             minimum: int = getattr(self, f"min_{criterion}")
             got = scores[criterion].score
             if got < minimum:

@@ -28,7 +28,7 @@ from .._canonical import content_hash
 from ..clients.base import JudgeRequest
 from ..clients.jury import JuryClient
 from ..errors import ConfigError
-from ..results.model import RATIO_NAMES, Ratios, Repeats, Result, UsageInfo
+from ..results.model import Ratios, Repeats, Result, Sample, UsageInfo
 from ..sessions.model import Session
 from .grader import Judge
 
@@ -69,36 +69,37 @@ def combine(samples: list[Result], k: int, jurors: list[str] | None = None) -> R
     """One result from K sample results of the same session (see the module docstring)."""
     graded = [s for s in samples if s.ok]
     usage = _summed_usage(samples)
-    record = {
-        "k": k,
-        "aggregation": AGGREGATION,
-        "samples": [
-            {
-                "verdict": s.verdict,
-                "ratios": s.ratios.model_dump() if s.ratios is not None else None,
-                "scores": {name: c.score for name, c in (s.scores or {}).items()},
-                "error": s.error,
-                "juror": None if jurors is None else jurors[i],
-            }
+    record = Repeats(
+        k=k,
+        aggregation=AGGREGATION,
+        samples=[
+            Sample(
+                verdict=s.verdict,
+                ratios=None if s.ratios is None else s.ratios.model_copy(),
+                scores={name: c.score for name, c in (s.scores or {}).items()},
+                error=s.error,
+                juror=None if jurors is None else jurors[i],
+            )
             for i, s in enumerate(samples)
         ],
-    }
+    )
     if not graded:
         first = samples[0]
         return first.model_copy(
             update={
                 "usage": usage,
                 "error": f"every one of {k} samples failed; first: {first.error}",
-                "repeats": _repeats(record),
+                "repeats": record,
             }
         )
     passes = sum(s.verdict == "pass" for s in graded)
     verdict = "pass" if passes > len(graded) - passes else "fail"
     lead = next(s for s in graded if s.verdict == verdict)
-    ratios: dict[str, float | None] = {}
-    for name in RATIO_NAMES:
+
+    def mean(name: str) -> float | None:
         values = [v for v in (s.criterion_value(name) for s in graded) if v is not None]
-        ratios[name] = round(statistics.fmean(values), 4) if values else None
+        return round(statistics.fmean(values), 4) if values else None
+
     scores: dict[str, Any] = {}
     for name, lead_score in (lead.scores or {}).items():
         median = statistics.median_low([s.scores[name].score for s in graded if s.scores])
@@ -108,16 +109,16 @@ def combine(samples: list[Result], k: int, jurors: list[str] | None = None) -> R
     return lead.model_copy(
         update={
             "verdict": verdict,
-            "ratios": Ratios.model_validate(ratios),
+            "ratios": Ratios(
+                relevance=mean("relevance"),
+                utilization=mean("utilization"),
+                grounding=mean("grounding"),
+            ),
             "scores": scores,
             "usage": usage,
-            "repeats": _repeats(record),
+            "repeats": record,
         }
     )
-
-
-def _repeats(record: dict[str, Any]) -> Repeats:
-    return Repeats.model_validate(record)
 
 
 def _summed_usage(samples: list[Result]) -> UsageInfo:

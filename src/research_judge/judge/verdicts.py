@@ -14,12 +14,14 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, WithJsonSchema
 
 from ..errors import InvalidJudgeOutput
+from ..safety import jsonin
 from .schema import strict_schema
 
 Check = Literal["relevant", "used", "grounded"]
 Answer = Literal["yes", "no"]
 Criterion = Literal["effectiveness", "fluff", "structure"]
-CRITERIA: tuple[Criterion, ...] = ("effectiveness", "fluff", "structure")
+# The scoring criteria (call 2); ``results.model.CRITERIA`` is these plus the three ratios.
+SCORE_NAMES: tuple[Criterion, ...] = ("effectiveness", "fluff", "structure")
 REFERENCE_CHECKS: tuple[Check, ...] = ("relevant", "used")
 
 
@@ -124,10 +126,11 @@ def _limited(name: str, prop: dict[str, Any]) -> dict[str, Any]:
 
 
 def _load(text: str) -> Any:
+    # Deep nesting, huge numbers and lone surrogates are invalid output too: re-asked like any.
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidJudgeOutput([f"the reply is not valid JSON ({exc.msg})"]) from exc
+        return jsonin.loads(text)
+    except jsonin.UnusableJson as exc:
+        raise InvalidJudgeOutput([f"the reply is {exc}"]) from exc
 
 
 def _schema_problems(exc: ValidationError) -> list[str]:
@@ -184,7 +187,7 @@ def parse_scoring(text: str) -> dict[str, Score]:
     except ValidationError as exc:
         raise InvalidJudgeOutput(_schema_problems(exc)) from exc
     counts = Counter(s.criterion for s in wire.scores)
-    problems = [f"criterion {c!r} is missing" for c in CRITERIA if counts[c] == 0]
+    problems = [f"criterion {c!r} is missing" for c in SCORE_NAMES if counts[c] == 0]
     problems += [f"criterion {c!r} appears {n} times" for c, n in counts.items() if n > 1]
     if problems:
         raise InvalidJudgeOutput(problems)

@@ -6,22 +6,36 @@
 
 from __future__ import annotations
 
-import os
+import importlib
 import sys
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ..compare import DEFAULT_THRESHOLD
-from ..errors import ConfigError
-from ..results.model import Result, read_results
-from .data import DEFAULT_WORST, ReportData, build_report
-from .render import MARKDOWN_WORST, render_html, render_markdown
+from ..compare.model import DEFAULT_THRESHOLD
+from ..errors import ConfigError, OutputError
+from ..judge.policy import VerdictPolicy
+from ..safety import check_distinct, check_output_target
 
 if TYPE_CHECKING:
+    from ..results.model import Result
     from ..validate import Labels
+    from .data import ReportData, build_report
+    from .render import MARKDOWN_WORST, render_html, render_markdown
+
+DEFAULT_WORST = 10
+"""How many of the worst sessions the HTML report shows in detail (``report --worst``)."""
+
+# Loaded on first use (Jinja, the statistics): ``report --help`` reads only DEFAULT_WORST.
+_LAZY = {
+    "MARKDOWN_WORST": ".render",
+    "ReportData": ".data",
+    "build_report": ".data",
+    "render_html": ".render",
+    "render_markdown": ".render",
+}
 
 STDOUT = "-"
 
@@ -46,6 +60,7 @@ def write_report(
     rejudged: str | Path | Sequence[Result] | None = None,
     worst: int = DEFAULT_WORST,
     threshold: float = DEFAULT_THRESHOLD,
+    policy: VerdictPolicy | None = None,
 ) -> ReportData:
     """Write the HTML and/or Markdown report of a run (results, labels and a baseline run each
     from a file or already in memory).
@@ -53,12 +68,30 @@ def write_report(
     Bad input raises ``InputFileError`` naming the file and line, before anything is written.
     Returns the report's data, for callers that render it once more (a CI step summary).
     """
+    from .data import build_report
+    from .render import render_html, render_markdown
+
     if html is None and md is None:
         raise ConfigError("nothing to write: give an HTML path, a Markdown path, or both")
     if str(html) == STDOUT and str(md) == STDOUT:
         raise ConfigError("only one report can go to stdout ('-'), not both HTML and Markdown")
     if worst < 0:
         raise ConfigError(f"the number of worst sessions must be 0 or more, got {worst}")
+
+    def path_of(value: object) -> str | Path | None:
+        return value if isinstance(value, str | Path) else None
+
+    check_distinct(
+        [
+            ("the results file", path_of(results)),
+            ("--labels", path_of(labels)),
+            ("--baseline", path_of(baseline)),
+        ],
+        [("--html", html), ("--md", md)],
+    )
+    for flag, target in (("--html", html), ("--md", md)):
+        if target is not None:
+            check_output_target(flag, target)
     current, source = _run(results)
     agreement = None
     if labels is not None:
@@ -66,7 +99,7 @@ def write_report(
         from ..validate import read_labels, validate_run
 
         read = read_labels(labels) if isinstance(labels, str | Path) else labels
-        agreement = validate_run(current, read).to_dict()
+        agreement = validate_run(current, read)
     older, baseline_source = (None, "") if baseline is None else _run(baseline)
     data = build_report(
         current,
@@ -83,21 +116,27 @@ def write_report(
             _utc_minutes(Path(results).stat().st_mtime) if isinstance(results, str | Path) else ""
         ),
         generated_at=_utc_minutes(time.time()),
+        policy=policy,
     )
     if html is not None:
-        _emit(html, render_html(data))
+        _emit(html, render_html(data), "--html")
     if md is not None:
-        _emit(md, render_markdown(data))
+        _emit(md, render_markdown(data), "--md")
     return data
 
 
-def _emit(target: str | Path, text: str) -> None:
+def _emit(target: str | Path, text: str, flag: str) -> None:
     """``-`` is stdout (``report --md -`` into a PR comment); anything else is a file."""
     if str(target) == STDOUT:
         sys.stdout.write(text)
         sys.stdout.flush()
     else:
-        _write_atomically(Path(target), text)
+        from .._files import write_atomically
+
+        try:
+            write_atomically(target, text, what=flag)
+        except OSError as exc:
+            raise OutputError(f"cannot write {flag} {target}: {exc.strerror or exc}") from exc
 
 
 def _utc_minutes(timestamp: float) -> str:
@@ -107,21 +146,14 @@ def _utc_minutes(timestamp: float) -> str:
 def _run(results: str | Path | Sequence[Result]) -> tuple[Sequence[Result], str]:
     """A run's results and the name the report shows for it (none when held in memory)."""
     if isinstance(results, str | Path):
+        from ..results.model import read_results
+
         return read_results(results), Path(results).name
     return results, ""
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    """Write via a temporary file in the same folder so a reader never sees half a report.
-
-    A plain ``open`` (not mkstemp) so the file gets the usual umask-based permissions: reports
-    are meant to be shared, e.g. served as CI artifacts.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module, __name__), name)

@@ -1,41 +1,22 @@
-"""The judge-vs-human section, rendered from ``ValidationReport.to_dict()``.
+"""The judge-vs-human section of a report, read from the typed ``ValidationReport``.
 
-The report reads the plain dict (the same object ``validate --json`` prints) rather than the
-validation classes, so it keeps working when that module grows; any key it cannot find is shown
-as "n/a" instead of failing the whole report.
+Numbers that are undefined for the data (None, or not finite) are shown as "n/a".
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
-NA = "n/a"
+from .._format import NA, num, pct
 
-# (key, label, how to show it): proportions as percentages, kappa-like values as decimals.
-_ROWS: tuple[tuple[str, str, str], ...] = (
-    ("raw_agreement", "Raw agreement", "pct"),
-    ("cohen_kappa", "Cohen's kappa", "dec"),
-    ("agreement_on_human_pass", "Agreement on human passes", "pct"),
-    ("agreement_on_human_fail", "Agreement on human fails", "pct"),
-    ("positive_agreement", "Positive specific agreement", "pct"),
-    ("negative_agreement", "Negative specific agreement", "pct"),
-    ("judge_pass_rate", "Judge pass rate", "pct"),
-    ("human_pass_rate", "Human pass rate", "pct"),
-    ("alignment", "Alignment (EvalGen harmonic mean)", "pct"),
-    ("run_pass_rate", "Judge pass rate, whole run", "pct"),
-    ("corrected_pass_rate", "Pass rate corrected for judge errors (Rogan-Gladen)", "pct"),
-)
-
-# Per-criterion agreement on human 1-3 scores, when the labels carry them.
-_CRITERION_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("n", "int"),
-    ("exact_agreement", "pct"),
-    ("within_one_agreement", "pct"),
-    ("linear_weighted_kappa", "dec"),
-    ("mean_shift", "signed"),
-)
+if TYPE_CHECKING:
+    from ..stats.intervals import Interval
+    from ..validate.agreement import McNemar, PassFailStats
+    from ..validate.ordinal import CriterionAgreement
+    from ..validate.prevalence import CorrectedPassRate
+    from ..validate.report import ValidationReport
 
 
 @dataclass(frozen=True)
@@ -53,7 +34,9 @@ class AgreementView:
     # confusion[human][judge] as display strings; human rows pass/fail, judge columns pass/fail
     confusion: tuple[tuple[str, str], tuple[str, str]]
     mcnemar: str
-    criteria: tuple[tuple[str, tuple[str, ...]], ...]  # (criterion, cells in _CRITERION_COLUMNS)
+    criteria: tuple[
+        tuple[str, tuple[str, ...]], ...
+    ]  # (criterion, n, exact, within one, kappa, shift)
     guidance: tuple[str, ...]
     warnings: tuple[str, ...]
     # One line per bar set with --min-kappa / --min-fail-agreement, and the overall outcome.
@@ -61,98 +44,97 @@ class AgreementView:
     gates_passed: bool | None = None
 
 
-def agreement_view(data: Mapping[str, Any]) -> AgreementView:
+def agreement_view(report: ValidationReport) -> AgreementView:
+    s = report.pass_fail
     rows = tuple(
-        StatRow(label, _fmt(data.get(key), kind), _interval(data.get(f"{key}_ci"), kind))
-        for key, label, kind in _ROWS
+        StatRow(label, _fmt(value, kind), _interval(ci, kind))
+        for label, value, ci, kind in _rows(s, report.corrected)
     )
-    band = data.get("cohen_kappa_band")
-    if isinstance(band, str) and band:
+    band = s.kappa_band
+    if band:
         rows = tuple(
             StatRow(r.label, f"{r.value} ({band})", r.interval)
             if r.label == "Cohen's kappa" and r.value != NA
             else r
             for r in rows
         )
+    t = s.table
+    guidance = report.guidance
+    # Here, not at the top: a report without labels never loads the validation package.
+    from ..validate.guidance import RULE_OF_THUMB
+
     return AgreementView(
-        headline=str(data.get("headline") or NA),
-        n=_fmt(data.get("n"), "int"),
+        headline=report.headline or NA,
+        n=str(report.n),
         rows=rows,
-        confusion=_confusion(data.get("confusion")),
-        mcnemar=_mcnemar(data.get("mcnemar")),
-        criteria=_criteria(data.get("criteria")),
-        guidance=_guidance(data.get("guidance")),
-        warnings=tuple(str(w) for w in data.get("warnings") or ()),
-        gates=_gates(data.get("gates")),
-        gates_passed=_gates_passed(data.get("gates")),
+        confusion=((str(t.a), str(t.b)), (str(t.c), str(t.d))),
+        mcnemar=_mcnemar(s.mcnemar),
+        criteria=tuple((name, _criterion(c)) for name, c in report.criteria.items()),
+        guidance=(*guidance.lines, RULE_OF_THUMB),
+        warnings=tuple(report.warnings),
+        gates=tuple(f"{'ok' if g.passed else 'FAILED'}: {g.message}" for g in report.gates),
+        gates_passed=report.gates_passed,
     )
 
 
-def _gates(g: Any) -> tuple[str, ...]:
-    if not isinstance(g, Mapping):
-        return ()
-    bars = [b for b in g.get("bars") or () if isinstance(b, Mapping)]
-    return tuple(f"{'ok' if b.get('passed') else 'FAILED'}: {b.get('message', NA)}" for b in bars)
+def _rows(
+    s: PassFailStats, run: CorrectedPassRate
+) -> list[tuple[str, float | None, Interval | None, str]]:
+    """(label, value, interval, how to show it): proportions as percentages, kappa as a decimal."""
+    return [
+        ("Raw agreement", s.raw_agreement, s.raw_agreement_ci, "pct"),
+        ("Cohen's kappa", s.cohen_kappa, s.cohen_kappa_ci, "dec"),
+        (
+            "Agreement on human passes",
+            s.agreement_on_human_pass,
+            s.agreement_on_human_pass_ci,
+            "pct",
+        ),
+        (
+            "Agreement on human fails",
+            s.agreement_on_human_fail,
+            s.agreement_on_human_fail_ci,
+            "pct",
+        ),
+        ("Positive specific agreement", s.positive_agreement, s.positive_agreement_ci, "pct"),
+        ("Negative specific agreement", s.negative_agreement, s.negative_agreement_ci, "pct"),
+        ("Judge pass rate", s.judge_pass_rate, s.judge_pass_rate_ci, "pct"),
+        ("Human pass rate", s.human_pass_rate, s.human_pass_rate_ci, "pct"),
+        ("Alignment (EvalGen harmonic mean)", s.alignment, s.alignment_ci, "pct"),
+        ("Judge pass rate, whole run", run.raw, run.raw_ci, "pct"),
+        ("Pass rate corrected for judge errors (Rogan-Gladen)", run.value, run.ci, "pct"),
+    ]
 
 
-def _gates_passed(g: Any) -> bool | None:
-    passed = g.get("passed") if isinstance(g, Mapping) else None
-    return passed if isinstance(passed, bool) else None
+def _criterion(c: CriterionAgreement) -> tuple[str, ...]:
+    return (
+        str(c.n),
+        _fmt(c.exact_agreement, "pct"),
+        _fmt(c.within_one_agreement, "pct"),
+        _fmt(c.linear_kappa, "dec"),
+        _fmt(c.mean_shift, "signed"),
+    )
 
 
-def _fmt(value: Any, kind: str) -> str:
-    if isinstance(value, bool) or not isinstance(value, int | float):
+def _fmt(value: float | None, kind: str) -> str:
+    if value is None or not math.isfinite(value):
         return NA
     if kind == "pct":
-        return f"{100 * value:.1f}%"
-    if kind == "int":
-        return str(int(value))
+        return pct(value, 1)
     if kind == "signed":
-        return f"{value:+.2f}"
-    return f"{value:.3f}"
+        return num(value, 2, signed=True)
+    return num(value, 3)
 
 
-def _interval(ci: Any, kind: str) -> str:
-    if not isinstance(ci, list | tuple) or len(ci) != 2:
+def _interval(ci: Interval | None, kind: str) -> str:
+    if ci is None:
         return NA
     low, high = (_fmt(v, kind) for v in ci)
     return NA if NA in (low, high) else f"[{low}, {high}]"
 
 
-def _confusion(table: Any) -> tuple[tuple[str, str], tuple[str, str]]:
-    def cell(human: str, judge: str) -> str:
-        row = table.get(human) if isinstance(table, Mapping) else None
-        return _fmt(row.get(judge) if isinstance(row, Mapping) else None, "int")
-
-    return (
-        (cell("human_pass", "judge_pass"), cell("human_pass", "judge_fail")),
-        (cell("human_fail", "judge_pass"), cell("human_fail", "judge_fail")),
-    )
-
-
-def _mcnemar(m: Any) -> str:
-    if not isinstance(m, Mapping):
+def _mcnemar(m: McNemar | None) -> str:
+    if m is None:
         return NA
-    p = m.get("p_value")
-    shown = f"p = {p:.3g}" if isinstance(p, int | float) and not isinstance(p, bool) else NA
-    direction = m.get("direction")
-    return f"{shown} ({direction})" if isinstance(direction, str) and direction else shown
-
-
-def _criteria(table: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    if not isinstance(table, Mapping):
-        return ()
-    return tuple(
-        (str(name), tuple(_fmt(stats.get(key), kind) for key, kind in _CRITERION_COLUMNS))
-        for name, stats in table.items()
-        if isinstance(stats, Mapping)
-    )
-
-
-def _guidance(g: Any) -> tuple[str, ...]:
-    if not isinstance(g, Mapping):
-        return ()
-    lines = [str(line) for line in g.get("summary") or ()]
-    if g.get("rule_of_thumb"):
-        lines.append(str(g["rule_of_thumb"]))
-    return tuple(lines)
+    shown = f"p = {m.p_value:.3g}" if math.isfinite(m.p_value) else NA
+    return f"{shown} ({m.direction})" if m.direction else shown

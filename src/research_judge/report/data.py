@@ -5,20 +5,23 @@ Plain data, no markup: the HTML and Markdown templates both render from one ``Re
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
-from ..compare import DEFAULT_THRESHOLD, Comparison, compare_runs
-from ..compare.model import JUDGE_CHANGED
+from ..compare import Comparison, compare_runs
+from ..compare.model import DEFAULT_THRESHOLD, JUDGE_CHANGED
+from ..judge.policy import VerdictPolicy
 from ..results.model import Result
+from . import DEFAULT_WORST
 from .agreement import AgreementView, agreement_view
 from .context import ContextView, context_view
 from .distributions import CriteriaCharts, criteria_charts
 from .summary import CostSummary, ErrorLine, Headline, JudgeLine, cost, errors, headline, judges
 from .worst import WorstSession, worst_sessions
 
-DEFAULT_WORST = 10
+if TYPE_CHECKING:
+    from ..validate.report import ValidationReport
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,7 @@ class ReportData:
 def build_report(
     results: Sequence[Result],
     *,
-    agreement: Mapping[str, Any] | None = None,
+    agreement: ValidationReport | None = None,
     baseline: Sequence[Result] | None = None,
     rejudged: Sequence[Result] | None = None,
     worst: int = DEFAULT_WORST,
@@ -75,8 +78,10 @@ def build_report(
     baseline_source: str = "",
     run_date: str = "",
     generated_at: str = "",
+    policy: VerdictPolicy | None = None,
 ) -> ReportData:
-    """``agreement`` is ``validate_run(...).to_dict()``; ``baseline`` the older run's results."""
+    """``agreement`` is ``validate_run(...)``'s report; ``baseline`` the older run's results;
+    ``policy`` the floors the run was graded with (the stability section's margins)."""
     comparison = None
     if baseline is not None:
         comparison = compare_runs(baseline, results, threshold=threshold, rejudged=rejudged)
@@ -93,17 +98,17 @@ def build_report(
         cost=cost(results),
         judges=judges(results),
         context=context_view(results),
-        stability=_stability(results),
+        stability=_stability(results, policy),
         run_date=run_date,
         generated_at=generated_at,
     )
 
 
-def _stability(results: Sequence[Result]) -> tuple[str, ...]:
+def _stability(results: Sequence[Result], policy: VerdictPolicy | None) -> tuple[str, ...]:
     if not any(r.repeats is not None for r in results):
         return ()
     # Imported here: only runs graded with --repeats need numpy's statistics.
     from ..validate.stability import render_text, stability
 
-    text = render_text(stability(results, n_boot=2000))
+    text = render_text(stability(results, n_boot=2000, policy=policy))
     return tuple(line for line in text.splitlines()[1:] if line.strip())

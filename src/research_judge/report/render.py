@@ -13,11 +13,14 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from .._format import NA, num, pct
+from .._format import usd as dollars
 from ..compare.model import JUDGE_CHANGED
 from .data import ReportData
 
-NA = "n/a"
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|#~])")
+# "@name" in a PR comment notifies that person or team; a zero-width space keeps it readable.
+_MENTION = re.compile(r"@(?=[\w-])")
 MARKDOWN_WORST = 5
 MARKDOWN_REGRESSIONS = 20  # a CI comment lists this many regressed ids, then counts the rest
 
@@ -52,23 +55,17 @@ def _environment(kind: str) -> Environment:
 
 
 def markdown_escape(value: Any) -> str:
-    """Make any value inert inline Markdown: one line, no emphasis, links, tables or HTML."""
+    """Make any value inert inline Markdown: one line, no emphasis, links, tables, HTML or
+    @mentions."""
     text = "" if value is None else str(value)
     text = " ".join(text.split())
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = _MENTION.sub("@&#8203;", text)
     return _MD_SPECIAL.sub(r"\\\1", text)
 
 
-def pct(value: float | None, digits: int = 1) -> str:
-    return NA if value is None else f"{100 * value:.{digits}f}%"
-
-
-def num(value: float | None, digits: int = 3) -> str:
-    return NA if value is None else f"{value:.{digits}f}"
-
-
 def signed(value: float | None, digits: int = 3) -> str:
-    return NA if value is None else f"{value:+.{digits}f}"
+    return num(value, digits, signed=True)
 
 
 def pvalue(value: float | None) -> str:
@@ -78,9 +75,7 @@ def pvalue(value: float | None) -> str:
 
 
 def usd(value: float | None) -> str:
-    if value is None:
-        return "unknown"
-    return f"${value:.4f}" if value < 1 else f"${value:,.2f}"
+    return "unknown" if value is None else dollars(value)
 
 
 def clip(text: str, limit: int = 300) -> str:

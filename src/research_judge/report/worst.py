@@ -56,6 +56,9 @@ class WorstSession:
     n_verdicts: int  # how many call-1 verdicts the session has at all
     evidence_verified: int
     evidence_total: int
+    # The citation audit: "precision 0.50, recall 0.67" and each claim whose citation is wrong.
+    citations: str | None = None
+    citation_issues: tuple[str, ...] = ()
 
 
 def worst_sessions(results: Sequence[Result], limit: int) -> list[WorstSession]:
@@ -99,6 +102,7 @@ def problems_of(verdicts: Sequence[VerdictRecord]) -> list[Problem]:
 
 def _describe(r: Result, combined: float | None) -> WorstSession:
     problems = problems_of(r.verdicts)
+    citations, issues = _citations(r)
     scores = tuple(
         ScoreLine(name, r.scores[name].score, r.scores[name].reasoning, r.scores[name].evidence)
         for name in SCORE_NAMES
@@ -117,4 +121,27 @@ def _describe(r: Result, combined: float | None) -> WorstSession:
         n_verdicts=len(r.verdicts),
         evidence_verified=r.evidence.verified,
         evidence_total=r.evidence.total,
+        citations=citations,
+        citation_issues=issues,
     )
+
+
+def _citations(r: Result) -> tuple[str | None, tuple[str, ...]]:
+    """The audit's two ratios in words, and each claim whose citation is wrong."""
+    audit = r.citations
+    if audit is None:
+        return None, ()
+
+    def num(x: float | None) -> str:
+        return "n/a" if x is None else f"{x:.2f}"
+
+    issues = []
+    for c in audit.claims:
+        cited = ", ".join(ref or "(not in the trajectory)" for ref in c.cited)
+        if c.status == "misattributed":
+            issues.append(f"{c.id} misattributed: cites {cited}, supported by {c.source}")
+        elif c.status == "fabricated":
+            issues.append(f"{c.id} fabricated: cites {cited}")
+        elif c.status == "unsupported":
+            issues.append(f"{c.id} cited ({cited}) but unsupported")
+    return f"precision {num(audit.precision)}, recall {num(audit.recall)}", tuple(issues)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -19,16 +19,18 @@ from pydantic import (
     model_serializer,
 )
 
+from .._validation import describe_validation_error
 from ..errors import ErrorKind, InputFileError
 from ..judge import verdicts
 
 RATIO_NAMES = ("relevance", "utilization", "grounding")
 # The citation audit's two ratios (judge/citations.py); reported and compared, not in the policy.
 CITATION_NAMES = ("citation_precision", "citation_recall")
-SCORE_NAMES: tuple[str, ...] = verdicts.CRITERIA  # the judge's scoring criteria, one list
+SCORE_NAMES: tuple[str, ...] = verdicts.SCORE_NAMES  # the judge's scoring criteria, one list
 CRITERIA = RATIO_NAMES + SCORE_NAMES
 
-Verdict = Literal["pass", "fail"]
+# A session's verdict (``judge.verdicts.Verdict`` is something else: one call-1 answer).
+PassFail = Literal["pass", "fail"]
 
 
 class _Model(BaseModel):
@@ -40,12 +42,16 @@ class _Model(BaseModel):
         return self.model_dump(mode="json")
 
 
+# A ratio is a share: NaN, infinity or 7.5 in a results file is damage, named at its line.
+Share = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+
+
 class Ratios(_Model):
     """The three ratios of contract section 3; None is undefined (a zero denominator)."""
 
-    relevance: float | None = None
-    utilization: float | None = None
-    grounding: float | None = None
+    relevance: Share | None = None
+    utilization: Share | None = None
+    grounding: Share | None = None
 
 
 class VerdictRecord(_Model):
@@ -160,7 +166,7 @@ class AnswerStats(_Model):
 class Sample(_Model):
     """One of `grade --repeats K` judge samples of a session, as graded on its own."""
 
-    verdict: Verdict | None = None
+    verdict: PassFail | None = None
     ratios: Ratios | None = None
     scores: dict[str, int] = Field(default_factory=dict)
     error: str | None = None
@@ -180,7 +186,7 @@ class Result(_Model):
     ratios: Ratios | None = None
     scores: dict[str, CriterionScore] | None = None
     verdicts: list[VerdictRecord] = Field(default_factory=list)
-    verdict: Verdict | None = None
+    verdict: PassFail | None = None
     verdict_reasons: list[str] = Field(default_factory=list)
     error: str | None = None
     error_kind: ErrorKind | None = None
@@ -228,12 +234,17 @@ class Result(_Model):
         return self.model_dump_json() + "\n"
 
 
-def iter_results(path: str | Path) -> Iterator[Result | InputFileError]:
+def iter_results(
+    path: str | Path, *, missing_ok: bool = False
+) -> Iterator[Result | InputFileError]:
     """Yield each line of a results file as a ``Result``, or the error that names its line.
 
     A torn last line (no trailing newline, not JSON) is what a killed run leaves; it is reported
-    like any other bad line so callers can decide whether to repair or refuse.
+    like any other bad line so callers can decide whether to repair or refuse. ``missing_ok``:
+    a file that does not exist holds no results (a run that wrote none creates none).
     """
+    if missing_ok and not Path(path).exists():
+        return
     for _, item in _numbered_results(path):
         yield item
 
@@ -251,7 +262,7 @@ def _numbered_results(path: str | Path) -> Iterator[tuple[int, Result | InputFil
             try:
                 yield number, Result.model_validate_json(line)
             except ValidationError as exc:
-                yield number, InputFileError(p, _first_problem(exc), number)
+                yield number, InputFileError(p, describe_validation_error(exc, limit=1), number)
 
 
 def read_results(path: str | Path) -> list[Result]:
@@ -269,11 +280,3 @@ def read_results(path: str | Path) -> list[Result]:
         seen.add(item.session_id)
         out.append(item)
     return out
-
-
-def _first_problem(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    where = ".".join(str(p) for p in err.get("loc", ()))
-    if err.get("type") == "json_invalid":
-        return "not valid JSON"
-    return f"{where}: {err.get('msg')}" if where else str(err.get("msg"))

@@ -10,15 +10,18 @@ file is rewritten once at the end, atomically, in input order with one line per 
 
 from __future__ import annotations
 
+import contextlib
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
 from pydantic import ValidationError
 
+from .._files import atomic_file
+from .._validation import describe_validation_error
 from ..errors import ErrorKind, InputFileError
+from ..safety import check_output_target
 from .model import Result
 
 # Errors that say nothing about the session itself: worth another try on any resume (an
@@ -64,6 +67,7 @@ class ResultsFile:
         self._handle: IO[bytes] | None = None
         self._end = 0  # where the next appended line starts (tracked: tell() is a syscall)
         self._pending = False
+        self.broken = False  # a write failed: nothing more is written, nothing rewritten
 
     def load(self) -> ExistingResults:
         """Read what is there (streamed), cutting off a torn last line.
@@ -72,6 +76,8 @@ class ResultsFile:
         leaves it; anywhere else it is an error and the file is left alone.
         """
         existing = ExistingResults()
+        # Before any read: /dev/full would be read as one endless line, a FIFO would block.
+        check_output_target("results file", self.path)
         if not self.path.exists():
             return existing
         offset, torn_at, unterminated = 0, -1, False
@@ -86,7 +92,15 @@ class ResultsFile:
                     continue
                 try:
                     result = Result.model_validate_json(raw)
-                except ValidationError:
+                except ValidationError as exc:
+                    if raw.endswith(b"\n"):
+                        # Complete, yet unreadable: damage to report, never to cut away.
+                        raise InputFileError(
+                            self.path,
+                            f"not a valid result line ({describe_validation_error(exc, limit=1)}); "
+                            "refusing to resume over it",
+                            number,
+                        ) from None
                     torn_at = start
                     continue
                 existing.seen[result.session_id] = _Seen(
@@ -114,7 +128,11 @@ class ResultsFile:
             self._handle = self.path.open("ab")
             self._end = self._handle.tell()
         data = result.to_json_line().encode("utf-8")
-        self._handle.write(data)
+        try:
+            self._handle.write(data)
+        except OSError:
+            self.broken = True
+            raise
         self._lines.append(_Line(result.session_id, self._end, len(data)))
         self._end += len(data)
         self._pending = True
@@ -125,15 +143,31 @@ class ResultsFile:
         (fsync, which only matters if the machine itself goes down, is left to ``close``.)
         """
         if self._handle is not None and self._pending:
-            self._handle.flush()
+            try:
+                self._handle.flush()
+            except OSError:
+                self.broken = True
+                raise
             self._pending = False
 
     def close(self) -> None:
-        if self._handle is not None:
+        if self._handle is None:
+            return
+        if self.broken:
+            # Whatever is still buffered cannot be written; what reached the file stays.
+            with contextlib.suppress(OSError):
+                self._handle.close()
+            self._handle = None
+            return
+        try:
             self.flush()
             os.fsync(self._handle.fileno())
-            self._handle.close()
-            self._handle = None
+        except OSError:
+            self.broken = True
+            self.close()
+            raise
+        self._handle.close()
+        self._handle = None
 
     def finalize(self, input_order: list[str]) -> bool:
         """Leave one line per session, sessions of this input first and in its order.
@@ -142,6 +176,8 @@ class ResultsFile:
         Returns True when the file had to be rewritten.
         """
         self.close()
+        if self.broken:
+            return False  # never rewrite a file we could not write to
         # The usual case (a fresh or cleanly resumed run): already one line per session, in
         # order. Checking that needs no maps, which matter at 100k sessions.
         if len(self._lines) == len(input_order) and all(
@@ -153,18 +189,11 @@ class ResultsFile:
         wanted = sorted(latest.values(), key=lambda ln: rank.get(ln.session_id, len(rank)))
         if [ln.offset for ln in wanted] == [ln.offset for ln in self._lines]:
             return False
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.")
-        try:
-            with self.path.open("rb") as src, os.fdopen(fd, "wb") as dst:
-                for line in wanted:
-                    src.seek(line.offset)
-                    dst.write(src.read(line.length))
-                dst.flush()
-                os.fsync(dst.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        # Through a temporary file: a symlinked results file stays a link, and keeps its mode.
+        with self.path.open("rb") as src, atomic_file(self.path, what="results file") as dst:
+            for line in wanted:
+                src.seek(line.offset)
+                dst.write(src.read(line.length))
         position = 0
         self._lines = []
         for line in wanted:

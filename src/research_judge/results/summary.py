@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._format import num, pct
 from .model import CITATION_NAMES, CRITERIA, RATIO_NAMES, SCORE_NAMES, Result
 
 
@@ -137,22 +138,16 @@ def _as_reported(result: Result, name: str) -> float | None:
 
 
 def format_summary(s: Summary) -> str:
-    def pct(x: float | None) -> str:
-        return "n/a" if x is None else f"{100 * x:.0f}%"
-
-    def num(x: float | None, digits: int = 2) -> str:
-        return "n/a" if x is None else f"{x:.{digits}f}"
-
     kinds = ", ".join(f"{k} {v}" for k, v in sorted(s.error_kinds.items()))
     lines = [
         f"sessions {s.sessions}: graded {s.graded}, errors {s.errors}"
         + (f" ({kinds})" if kinds else ""),
-        f"pass rate {pct(s.pass_rate)} ({s.passed}/{s.graded})",
-        "ratios   " + "  ".join(f"{n} {num(s.means[n])}" for n in RATIO_NAMES),
-        "scores   " + "  ".join(f"{n} {num(s.means[n])}" for n in SCORE_NAMES) + "  (1-3)",
-        f"evidence quotes verified {pct(s.evidence_verified)}",
+        f"pass rate {pct(s.pass_rate, 0)} ({s.passed}/{s.graded})",
+        "ratios   " + "  ".join(f"{n} {num(s.means[n], 2)}" for n in RATIO_NAMES),
+        "scores   " + "  ".join(f"{n} {num(s.means[n], 2)}" for n in SCORE_NAMES) + "  (1-3)",
+        f"evidence quotes verified {pct(s.evidence_verified, 0)}",
         "citations "
-        + "  ".join(f"{n.removeprefix('citation_')} {num(s.means[n])}" for n in CITATION_NAMES),
+        + "  ".join(f"{n.removeprefix('citation_')} {num(s.means[n], 2)}" for n in CITATION_NAMES),
     ]
     if (context := s.context.line()) is not None:
         lines.append(context)

@@ -6,7 +6,6 @@ line, so one bad line never stops the good ones from being graded.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,9 @@ from pydantic import (
     model_validator,
 )
 
+from .._validation import describe_validation_error
 from ..errors import InputFileError
+from ..safety import jsonin
 from .citations import AnswerCitation
 
 
@@ -123,9 +124,9 @@ def iter_sessions(path: str | Path) -> Iterator[tuple[int, Session | InputFileEr
 
 def parse_session_line(path: Path, number: int, line: str) -> Session | InputFileError:
     try:
-        raw = json.loads(line.rstrip("\r\n"))
-    except json.JSONDecodeError as exc:
-        return InputFileError(path, f"not valid JSON: {exc.msg} (column {exc.colno})", number)
+        raw = jsonin.loads(line.rstrip("\r\n"))
+    except jsonin.UnusableJson as exc:  # bad JSON, deep nesting, huge numbers, lone surrogates
+        return InputFileError(path, str(exc), number)
     if not isinstance(raw, dict):
         return InputFileError(path, f"expected a JSON object, got {type(raw).__name__}", number)
     try:
@@ -133,14 +134,3 @@ def parse_session_line(path: Path, number: int, line: str) -> Session | InputFil
     except ValidationError as exc:
         label = f"session {raw['id']!r}: " if isinstance(raw.get("id"), str) else ""
         return InputFileError(path, label + describe_validation_error(exc), number)
-
-
-def describe_validation_error(exc: ValidationError) -> str:
-    """The first problem of a pydantic error, in words: ``trajectory.1.content: missing``."""
-    parts = []
-    for err in exc.errors()[:3]:
-        where = ".".join(str(p) for p in err.get("loc", ()))
-        msg = "missing" if err.get("type") == "missing" else str(err.get("msg"))
-        msg = msg.removeprefix("Value error, ")
-        parts.append(f"{where}: {msg}" if where else msg)
-    return "; ".join(parts)

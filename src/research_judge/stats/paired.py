@@ -33,6 +33,15 @@ class PairedTest:
     def can_reach_significance(self) -> bool:
         return self.n_moved > 0 and 2.0 ** (1 - self.n_moved) < ALPHA
 
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "test": self.name,
+            "n_pairs": self.n_pairs,
+            "n_moved": self.n_moved,
+            "p_value": self.p_value,
+            "significant": self.significant,
+        }
+
 
 def mcnemar_exact(pass_to_fail: int, fail_to_pass: int, n_pairs: int) -> PairedTest:
     """Exact McNemar test: a two-sided binomial test on the discordant pairs at p = 0.5.

@@ -1,5 +1,6 @@
-"""Helpers for testing code that talks to a judge: a fake OpenAI-compatible server and a fake
-judge that answers any session validly from the request's material.
+"""Helpers for testing code that talks to a judge: a fake OpenAI-compatible server, a fake
+judge that answers any session validly from the request's material, and a fake provider with
+OpenAI Files + Batches, Anthropic Messages and Anthropic Message Batches.
 
 For judge clients without any HTTP, see ``research_judge.clients.ScriptedClient``; give it
 ``fake_judge_reply`` to answer every call validly.
@@ -7,6 +8,7 @@ For judge clients without any HTTP, see ``research_judge.clients.ScriptedClient`
 
 from __future__ import annotations
 
+from research_judge.testing.fake_batches import BatchServerStats, FakeBatchServer
 from research_judge.testing.fake_judge import FakeJudge, fake_judge_reply, fake_reply
 from research_judge.testing.fake_openai import (
     FakeOpenAIServer,
@@ -18,6 +20,8 @@ from research_judge.testing.fake_openai import (
 )
 
 __all__ = [
+    "BatchServerStats",
+    "FakeBatchServer",
     "FakeJudge",
     "FakeOpenAIServer",
     "FakeReply",

@@ -24,13 +24,13 @@ from typing import Any
 
 from research_judge.clients.base import CallKind, JudgeRequest, Material
 from research_judge.clients.material import MATERIAL_HEADER, MaterialMissing, decode_material
-from research_judge.judge.verdicts import CRITERIA
+from research_judge.judge.verdicts import SCORE_NAMES
 
 
 def fake_reply(call: CallKind, session_id: str, material: Material) -> dict[str, Any]:
     """A valid wire reply (contract section 2) for one call."""
     if call == "scoring":
-        return {"scores": [_score(session_id, criterion) for criterion in CRITERIA]}
+        return {"scores": [_score(session_id, criterion) for criterion in SCORE_NAMES]}
     verdicts: list[dict[str, Any]] = []
     for ref_id in material.reference_ids:
         roll = _roll(session_id, ref_id)

@@ -9,7 +9,6 @@ because a labels file is typed by hand and the person fixing it needs to find th
 from __future__ import annotations
 
 import csv
-import json
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from typing import Any, Literal
 from .._files import read_text
 from ..errors import InputFileError
 from ..results.model import SCORE_NAMES
+from ..safety import jsonin
 
 HumanVerdict = Literal["pass", "fail"]
 REQUIRED_COLUMNS = ("session_id", "label")
@@ -89,7 +89,7 @@ def _csv_rows(
     path: Path, text: str
 ) -> tuple[Iterator[tuple[int, dict[str, Any]]], tuple[str, ...]]:
     reader = csv.reader(text.splitlines(keepends=True))
-    header = [name.strip() for name in next(reader)]
+    header = [name.strip() for name in _next_row(path, reader) or []]
     missing = [name for name in REQUIRED_COLUMNS if name not in header]
     if missing:
         raise InputFileError(
@@ -104,17 +104,31 @@ def _csv_rows(
     criteria = tuple(name for name in SCORE_NAMES if name in header)
 
     def rows() -> Iterator[tuple[int, dict[str, Any]]]:
-        for cells in reader:
+        while (cells := _next_row(path, reader)) is not None:
             line = reader.line_num
             if not any(cell.strip() for cell in cells):
                 continue  # blank line, or a row of empty cells a spreadsheet left behind
             if len(cells) != len(header):
+                shown = repr(cells)
+                shown = shown if len(shown) <= 200 else shown[:200] + "..."
                 raise InputFileError(
-                    path, f"expected {len(header)} columns, found {len(cells)}: {cells!r}", line
+                    path, f"expected {len(header)} columns, found {len(cells)}: {shown}", line
                 )
             yield line, dict(zip(header, cells, strict=True))
 
     return rows(), criteria
+
+
+def _next_row(path: Path, reader: Any) -> list[str] | None:
+    """The next CSV row, or None at the end; a row the csv module refuses names its line."""
+    try:
+        return next(reader)  # type: ignore[no-any-return]
+    except StopIteration:
+        return None
+    except csv.Error as exc:
+        limit = csv.field_size_limit()
+        why = f"a cell longer than {limit:,} characters" if "field limit" in str(exc) else exc
+        raise InputFileError(path, f"unreadable CSV row: {why}", reader.line_num) from None
 
 
 def _jsonl_rows(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -122,9 +136,9 @@ def _jsonl_rows(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
         if not raw.strip():
             continue
         try:
-            row = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InputFileError(path, f"not valid JSON ({exc.msg})", line) from exc
+            row = jsonin.loads(raw)
+        except jsonin.UnusableJson as exc:
+            raise InputFileError(path, str(exc), line) from exc
         if not isinstance(row, dict):
             raise InputFileError(path, f"expected a JSON object, got {type(row).__name__}", line)
         missing = [name for name in REQUIRED_COLUMNS if name not in row]

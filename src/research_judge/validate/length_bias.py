@@ -115,11 +115,11 @@ def _fit(
     elif varies["passes"] or varies["fails"]:
         cls = "passes" if varies["passes"] else "fails"
         keep = human if cls == "passes" else ~human
-        other = "fails" if cls == "passes" else "passes"
+        other = "fail" if cls == "passes" else "pass"
         scope = (
             f"human {cls} only (one human class labelled)"
             if not (has_pass and has_fail)
-            else f"human {cls} only (the judge gave every human {other[:-2]} the same verdict)"
+            else f"human {cls} only (the judge gave every human {other} the same verdict)"
         )
     else:
         note = (

@@ -7,9 +7,13 @@ measured on the labelled sessions, the prevalence of "pass" among all graded ses
     corrected = (raw + specificity - 1) / (sensitivity + specificity - 1),
 
 clipped to [0, 1] (Rogan & Gladen 1978). The interval carries the uncertainty of all three
-inputs: a parametric bootstrap draws each from its binomial (the raw rate over the whole run,
-sensitivity and specificity over the labelled human classes) and takes percentiles of the
-clipped estimate; with the bootstrap off, the delta method gives a normal interval instead.
+inputs: each is drawn from its Jeffreys distribution, Beta(x + 1/2, n - x + 1/2) for x of n (the
+raw rate over the whole run, sensitivity and specificity over the labelled human classes), and
+the interval is the percentiles of the clipped estimate. Jeffreys rather than a binomial at the
+observed rate: a judge that got all 10 human fails right has specificity 10/10, and a binomial
+at 1.0 never draws anything else, so the interval would carry none of the doubt 10 labels leave
+(Wilson says [0.72, 1]). Away from 0 and 1 the two agree. With the bootstrap off, the delta
+method gives a normal interval instead, and none when a rate is 0 or 1 (no width to carry).
 The three are treated as independent, which is slightly conservative when the labelled sessions
 are part of the run.
 """
@@ -20,6 +24,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from ..stats.intervals import Z95, Interval, percentile_interval, wilson
 from .agreement import Table2x2
@@ -96,12 +101,13 @@ def _bootstrap(
 ) -> tuple[Interval | None, str, str | None]:
     rng = np.random.default_rng(seed)
     n_pass, n_fail = t.a + t.b, t.c + t.d
-    raw = rng.binomial(graded, passed / graded, n_boot) / graded
-    sens = rng.binomial(n_pass, t.a / n_pass, n_boot) / n_pass
-    spec = rng.binomial(n_fail, t.d / n_fail, n_boot) / n_fail
+    raw = _jeffreys(rng, passed, graded, n_boot)
+    sens = _jeffreys(rng, t.a, n_pass, n_boot)
+    spec = _jeffreys(rng, t.d, n_fail, n_boot)
     youden = sens + spec - 1
     method = (
-        f"parametric bootstrap percentile, {n_boot} resamples (raw rate, sensitivity, specificity)"
+        f"parametric bootstrap percentile, {n_boot} resamples (raw rate, sensitivity and "
+        "specificity each drawn from its Jeffreys Beta(x + 1/2, n - x + 1/2))"
     )
     undefined = float(np.mean(youden <= 0))
     if undefined > MAX_UNDEFINED_SHARE:
@@ -117,9 +123,30 @@ def _bootstrap(
     return ci, method, None if ci is not None else "no usable resample"
 
 
+def _jeffreys(
+    rng: np.random.Generator, successes: int, n: int, size: int
+) -> npt.NDArray[np.float64]:
+    return rng.beta(successes + 0.5, n - successes + 0.5, size)
+
+
 def _delta(
     raw: float, graded: int, sens: float, n_pass: int, spec: float, n_fail: int
 ) -> tuple[Interval | None, str, str | None]:
+    method = "delta method (normal; raw rate, sensitivity, specificity)"
+    at_edge = [
+        name
+        for name, p in (("raw rate", raw), ("sensitivity", sens), ("specificity", spec))
+        if p in (0.0, 1.0)
+    ]
+    if at_edge:
+        # Its binomial variance p (1 - p) / n is 0 there, which would pass the rate off as known
+        # exactly; the bootstrap (Jeffreys draws) has no such blind spot.
+        return (
+            None,
+            method,
+            f"{' and '.join(at_edge)} observed at 0 or 1, where the delta method gives no width; "
+            "use the bootstrap",
+        )
     youden = sens + spec - 1
     theta = (raw + spec - 1) / youden  # unclipped: the derivatives are of the formula
     variance = (
@@ -128,7 +155,4 @@ def _delta(
         + (1 - theta) ** 2 * spec * (1 - spec) / n_fail
     ) / youden**2
     half = Z95 * math.sqrt(variance)
-    method = "delta method (normal; raw rate, sensitivity, specificity)"
-    if half == 0:
-        return None, method, "every input rate is 0 or 1, so the delta method gives no width"
     return (max(0.0, theta - half), min(1.0, theta + half)), method, None

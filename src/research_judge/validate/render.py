@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .._format import num, pct
 from ..stats.intervals import Interval
 from .agreement import PassFailStats
 from .dataset import ExcludedGroup, Exclusions
@@ -42,7 +43,7 @@ def render_text(report: ValidationReport) -> str:
 
 
 def _pct(x: float | None) -> str:
-    return "n/a" if x is None else f"{100 * x:.1f}%"
+    return pct(x, 1)
 
 
 def _pct_ci(ci: Interval | None) -> str:
@@ -50,7 +51,7 @@ def _pct_ci(ci: Interval | None) -> str:
 
 
 def _num(x: float | None, digits: int = 2) -> str:
-    return "n/a" if x is None else f"{x:.{digits}f}"
+    return num(x, digits)
 
 
 def _num_ci(ci: Interval | None, digits: int = 2) -> str:

@@ -9,10 +9,12 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..results.model import Result
-from .agreement import PassFailStats, full_headline, pass_fail_stats
+from ..stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
+from .agreement import PassFailStats, pass_fail_stats
 from .dataset import Exclusions, pair
 from .gates import Gate, evaluate
 from .guidance import Guidance, guidance
+from .headline import full_headline
 from .labels import Labels
 from .length_bias import LengthBias, length_bias
 from .ordinal import CriterionAgreement, criterion_agreement
@@ -107,8 +109,8 @@ def validate_run(
     results: Sequence[Result],
     labels: Labels,
     *,
-    seed: int = 0,
-    n_boot: int = 10_000,
+    seed: int = BOOTSTRAP_SEED,
+    n_boot: int = BOOTSTRAP_RESAMPLES,
     min_kappa: float | None = None,
     min_fail_agreement: float | None = None,
 ) -> ValidationReport:

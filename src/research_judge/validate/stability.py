@@ -81,7 +81,14 @@ class StabilityReport:
         }
 
 
-def stability(results: Sequence[Result], *, seed: int = 0, n_boot: int = 2000) -> StabilityReport:
+def stability(
+    results: Sequence[Result],
+    *,
+    seed: int = 0,
+    n_boot: int = 2000,
+    policy: VerdictPolicy | None = None,
+) -> StabilityReport:
+    """``policy``: the floors the results were graded with (margins are measured from them)."""
     repeated = [r for r in results if r.repeats is not None]
     report = StabilityReport(
         n_results=len(results),
@@ -129,9 +136,9 @@ def stability(results: Sequence[Result], *, seed: int = 0, n_boot: int = 2000) -
         report.warnings.append(f"fleiss_kappa: {report.verdict.undefined}")
     flipped = (votes[:, 0] > 0) & (votes[:, 1] > 0)
     report.flip_rate = float(flipped.mean()) if complete else None
-    policy = VerdictPolicy()
+    rule = policy or VerdictPolicy()
     unstable = [
-        Unstable(r.session_id, int(v[0]), int(v[1]), r.verdict, margin(r, policy))
+        Unstable(r.session_id, int(v[0]), int(v[1]), r.verdict, margin(r, rule))
         for r, v, f in zip(complete, votes, flipped, strict=True)
         if f
     ]

@@ -11,22 +11,27 @@ disagree with a person, and labelling it tells the most about both agreement rat
 - judge passes and judge fails are two strata, each ordered nearest the threshold first (then
   input order), and they alternate, so the labels cover both verdicts equally (a lenient judge
   hides human fails among its passes; a strict one, human passes among its fails). When one
-  stratum runs out the other fills the rest.
+  stratum runs out the other fills the rest;
+- the stratum that leads is the one that mostly holds the human class whose agreement interval
+  is the wider (the weaker), so an odd N, or a short stratum, favours that interval: judge fails
+  when agreement on human fails is the less certain (the usual case), judge passes otherwise.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
+from .._files import write_atomically
 from ..errors import ConfigError
 from ..judge.policy import VerdictPolicy
 from ..results.model import RATIO_NAMES, SCORE_NAMES, Result
+from ..stats.intervals import Interval
+from .agreement import PassFailStats
 from .labels import Labels
 
 COLUMNS = (
@@ -39,6 +44,16 @@ COLUMNS = (
     "judge_reasons",
     "question",
 )
+
+
+def weaker_class(stats: PassFailStats) -> Literal["pass", "fail"]:
+    """The human class whose agreement interval is wider; a class with no labels is weakest."""
+
+    def width(ci: Interval | None) -> float:
+        return 1.0 if ci is None else ci[1] - ci[0]
+
+    on_pass, on_fail = stats.agreement_on_human_pass_ci, stats.agreement_on_human_fail_ci
+    return "pass" if width(on_pass) > width(on_fail) else "fail"
 
 
 @dataclass(frozen=True)
@@ -75,7 +90,9 @@ def suggest(
     labels: Labels,
     n: int,
     policy: VerdictPolicy | None = None,
+    lead: Literal["pass", "fail"] = "fail",
 ) -> list[Suggestion]:
+    """``lead``: the judge verdict to start with, see ``weaker_class`` (fails by default)."""
     if n < 1:
         raise ConfigError(f"--suggest needs a number of sessions of 1 or more, got {n}")
     rule = policy or VerdictPolicy()
@@ -97,8 +114,9 @@ def suggest(
     }
     out: list[Suggestion] = []
     passes, fails = ordered["pass"], ordered["fail"]
+    order = (fails, passes) if lead == "fail" else (passes, fails)
     while len(out) < n and (passes or fails):
-        for stratum in (fails, passes):  # fails first: usually the rarer, weaker class
+        for stratum in order:
             if stratum and len(out) < n:
                 out.append(stratum.pop(0))
     return out
@@ -134,16 +152,10 @@ def write_suggestions(path: str | Path, suggestions: Sequence[Suggestion]) -> No
     target = Path(path)
     if target.exists():
         raise ConfigError(f"{target}: already exists; not overwriting it (choose another path)")
-    text = to_csv(suggestions)
-    fd, tmp = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        # link() refuses an existing target, so a file created meanwhile is not replaced either.
-        os.link(tmp, target)
+        # replace=False: a file created meanwhile is not replaced either.
+        write_atomically(target, to_csv(suggestions), replace=False, parents=False)
     except FileExistsError as exc:
         raise ConfigError(f"{target}: already exists; not overwriting it") from exc
     except OSError as exc:
         raise ConfigError(f"{target}: cannot write suggestions: {exc.strerror or exc}") from exc
-    finally:
-        Path(tmp).unlink(missing_ok=True)

@@ -14,8 +14,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..._validation import describe_validation_error
 from ...errors import ConfigError, InputFileError
-from ..model import Session, describe_validation_error
+from ..model import Session
 from . import anthropic, openai_chat, openinference, otel
 from ._common import ConvertOptions, RecordError, SessionDict, compile_stub_pattern, jsonl_records
 from ._writer import SessionsWriter, check_output

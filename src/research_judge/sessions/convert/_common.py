@@ -72,6 +72,9 @@ def jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any] | InputFileE
                     InputFileError(path, f"not valid JSON: {exc.msg} (column {exc.colno})", number),
                 )
                 continue
+            except RecursionError:
+                yield number, InputFileError(path, "not valid JSON: nested too deeply", number)
+                continue
             if not isinstance(value, dict):
                 yield (
                     number,
@@ -128,7 +131,7 @@ def parse_arguments(raw: Any) -> Any:
     if isinstance(raw, str):
         try:
             return json.loads(raw)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             return raw  # kept as the agent sent it: still useful as provenance
     return raw
 

@@ -2,7 +2,9 @@
 
 A failed or interrupted conversion leaves no half-written output (and any earlier file at that
 path untouched); an output path that is one of the inputs is refused before anything is read.
-``-`` streams the sessions to stdout instead (``convert ... --out - | ...``).
+The writing itself is ``_files.atomic_file``'s: an exclusive temp file, a symlinked output kept
+a link, its mode kept; a device, FIFO or folder refused. ``-`` streams the sessions to stdout
+instead (``convert ... --out - | ...``).
 """
 
 from __future__ import annotations
@@ -10,12 +12,14 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
+from contextlib import AbstractContextManager
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from ..._files import atomic_file
 from ...errors import ConfigError, OutputError
+from ...safety import check_output_target
 
 STDOUT = "-"
 
@@ -28,35 +32,36 @@ def check_output(out: Path, inputs: list[Path]) -> None:
             out.exists() and path.exists() and os.path.samefile(out, path)
         ):
             raise ConfigError(f"--out {out} is one of the inputs; it would be overwritten")
-    if out.exists() and not out.is_file():
-        raise OutputError(f"--out {out}: exists and is not a regular file; not replacing it")
+    check_output_target("--out", out)  # a folder, device or FIFO is refused
 
 
 class SessionsWriter:
+    """Sessions written as JSON lines to ``out``, which appears, complete, on a clean exit
+    (``-``: streamed to stdout)."""
+
     def __init__(self, out: Path) -> None:
         self.out = out
         self.count = 0
-        self._tmp: str | None = None
-        self._handle: IO[str] | None = None
+        self._replace: AbstractContextManager[IO[bytes]] | None = None
+        self._handle: IO[bytes] | None = None
 
     def __enter__(self) -> SessionsWriter:
         if str(self.out) == STDOUT:
-            self._handle = sys.stdout
             return self
+        self._replace = atomic_file(self.out, what="--out")
         try:
-            self.out.parent.mkdir(parents=True, exist_ok=True)
-            fd, self._tmp = tempfile.mkstemp(
-                dir=self.out.parent, prefix=f".{self.out.name}.", suffix=".tmp"
-            )
+            self._handle = self._replace.__enter__()
         except OSError as exc:
             raise OutputError(f"cannot write {self.out}: {exc.strerror or exc}") from exc
-        self._handle = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
         return self
 
     def write(self, session: dict[str, Any]) -> None:
-        assert self._handle is not None
+        line = json.dumps(session, ensure_ascii=False) + "\n"
         try:
-            self._handle.write(json.dumps(session, ensure_ascii=False) + "\n")
+            if self._handle is None:  # stdout
+                sys.stdout.write(line)
+            else:
+                self._handle.write(line.encode("utf-8"))
         except OSError as exc:  # disk full, quota: the temp file goes, any earlier output stays
             raise OutputError(f"cannot write {self.out}: {exc.strerror or exc}") from exc
         self.count += 1
@@ -67,28 +72,10 @@ class SessionsWriter:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if self._tmp is None:  # stdout: nothing to rename, and not ours to close
-            assert self._handle is not None
-            self._handle.flush()
+        if self._replace is None:  # stdout: nothing to rename, and not ours to close
+            sys.stdout.flush()
             return
         try:
-            self._finish(kind is None)
+            self._replace.__exit__(kind, exc, tb)
         except OSError as error:
             raise OutputError(f"cannot write {self.out}: {error.strerror or error}") from error
-        finally:
-            if self._tmp is not None:
-                Path(self._tmp).unlink(missing_ok=True)
-
-    def _finish(self, keep: bool) -> None:
-        assert self._handle is not None and self._tmp is not None
-        if keep:
-            self._handle.flush()
-            os.fsync(self._handle.fileno())
-        self._handle.close()
-        if keep:
-            # mkstemp makes the file private (0600); a sessions file gets the usual mode.
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(self._tmp, 0o666 & ~umask)
-            os.replace(self._tmp, self.out)
-            self._tmp = None

@@ -141,7 +141,7 @@ def _tool_result(
                     if isinstance(b, dict) and b.get("type") == "text"
                 )
                 parts.append(f"{item.get('title') or '(untitled)'} <{source}>\n{body}")
-            elif kind == "document" and (item.get("source") or {}).get("type") == "text":
+            elif kind == "document" and _text_source(item.get("source")):
                 parts.append(str(item["source"].get("data", "")))
             else:
                 skipped.append(str(kind))
@@ -169,7 +169,7 @@ def _tool_result(
 def _web_fetch(
     call_id: str, block: dict[str, Any], tool: str | None, args: Any, options: ConvertOptions
 ) -> dict[str, Any]:
-    result = block.get("content") or {}
+    result = _object(block.get("content"), call_id, "web_fetch_tool_result content")
     if result.get("type") != "web_fetch_result":
         code = result.get("error_code", "unknown")
         return reference(
@@ -182,10 +182,10 @@ def _web_fetch(
             args=args,
             is_error=True,
         )
-    document = result.get("content") or {}
-    source = document.get("source") or {}
+    document = _object(result.get("content"), call_id, "web_fetch_result content")
+    source = _object(document.get("source"), call_id, "web_fetch_result document source")
     unreadable = None
-    if source.get("type") == "text":
+    if _text_source(source):
         text = str(source.get("data", ""))
     else:
         # A base64 PDF or other binary document: not text the judge can read.
@@ -244,6 +244,21 @@ def _web_search(
         urls=urls or None,
         unreadable=unreadable,
     )
+
+
+def _text_source(source: Any) -> bool:
+    return isinstance(source, dict) and source.get("type") == "text"
+
+
+def _object(value: Any, call_id: str, what: str) -> dict[str, Any]:
+    """A block field that the Messages API defines as an object (absent counts as empty)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise RecordError(
+            f"tool call {call_id!r}: {what} must be an object, got {type(value).__name__}"
+        )
+    return value
 
 
 _RESULTS = {

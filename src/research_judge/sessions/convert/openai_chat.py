@@ -33,6 +33,7 @@ def convert_record(record: dict[str, Any], options: ConvertOptions) -> SessionDi
     question: str | None = None
     answer: str | None = None
     annotations: list[Any] = []
+    answer_index = 0
     trajectory: list[dict[str, Any]] = []
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
@@ -44,11 +45,17 @@ def convert_record(record: dict[str, Any], options: ConvertOptions) -> SessionDi
             for call in message.get("tool_calls") or []:
                 if isinstance(call, dict) and isinstance(call.get("id"), str):
                     function = call.get("function") or {}
+                    if not isinstance(function, dict):
+                        raise RecordError(
+                            f"messages[{index}]: tool call {call['id']!r}: 'function' must be "
+                            f"an object, got {type(function).__name__}"
+                        )
                     arguments = parse_arguments(function.get("arguments"))
                     calls[call["id"]] = (function.get("name"), arguments)
             text = _text(message.get("content"), index)
             if text:
                 answer, annotations = text, list(message.get("annotations") or [])
+                answer_index = index
         elif role == "tool":
             call_id = message.get("tool_call_id")
             if not isinstance(call_id, str) or not call_id:
@@ -77,7 +84,8 @@ def convert_record(record: dict[str, Any], options: ConvertOptions) -> SessionDi
         "metadata": metadata_of(record),
     }
     citations = link_citations(
-        [_url_citation(a, answer) for a in annotations if _is_url_citation(a)], trajectory
+        [_url_citation(a, answer, answer_index) for a in annotations if _is_url_citation(a)],
+        trajectory,
     )
     if citations:
         session["citations"] = citations
@@ -103,8 +111,13 @@ def _is_url_citation(annotation: Any) -> bool:
     return isinstance(annotation, dict) and annotation.get("type") == "url_citation"
 
 
-def _url_citation(annotation: dict[str, Any], answer: str) -> dict[str, Any]:
+def _url_citation(annotation: dict[str, Any], answer: str, index: int) -> dict[str, Any]:
     body = annotation.get("url_citation") or {}
+    if not isinstance(body, dict):
+        raise RecordError(
+            f"messages[{index}]: url_citation annotation must be an object, "
+            f"got {type(body).__name__}"
+        )
     start, end = body.get("start_index"), body.get("end_index")
     span = isinstance(start, int) and isinstance(end, int) and 0 <= start <= end <= len(answer)
     return {

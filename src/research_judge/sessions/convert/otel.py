@@ -112,6 +112,9 @@ def _parsed(
             where = exc.lineno if number == 1 and "\n" in chunk.rstrip("\n") else number
             yield number, InputFileError(path, f"not valid JSON: {exc.msg}", where)
             continue
+        except RecursionError:
+            yield number, InputFileError(path, "not valid JSON: nested too deeply", number)
+            continue
         if not isinstance(value, dict) or not isinstance(value.get("resourceSpans"), list):
             yield (
                 number,
@@ -129,33 +132,61 @@ def _spans(document: dict[str, Any]) -> Iterator[Span]:
                 trace_id, span_id = raw.get("traceId"), raw.get("spanId")
                 if not isinstance(trace_id, str) or not trace_id or not isinstance(span_id, str):
                     raise RecordError(f"span {raw.get('name')!r} has no traceId/spanId")
+                name = str(raw.get("name", ""))
+                try:
+                    attributes = _attributes(raw.get("attributes"))
+                except RecordError as exc:
+                    raise RecordError(f"span {name!r}: {exc}") from exc
                 yield Span(
                     trace_id=trace_id,
                     span_id=span_id,
                     parent_id=raw.get("parentSpanId") or None,
-                    name=str(raw.get("name", "")),
-                    start=int(raw.get("startTimeUnixNano") or 0),
-                    attributes=_attributes(raw.get("attributes")),
+                    name=name,
+                    start=_integer(
+                        raw.get("startTimeUnixNano") or 0, f"span {name!r}: ", "startTimeUnixNano"
+                    ),
+                    attributes=attributes,
                     resource=resource,
                 )
 
 
+def _integer(value: Any, where: str, field: str) -> int:
+    """OTLP JSON writes 64-bit integers as decimal strings (some exporters as numbers)."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise RecordError(f"{where}{field} is not an integer ({value!r})") from None
+
+
 def _attributes(items: Any) -> dict[str, Any]:
-    return {item["key"]: _value(item.get("value") or {}) for item in items or [] if "key" in item}
+    out: dict[str, Any] = {}
+    for item in items or []:
+        if not isinstance(item, dict) or not isinstance(item.get("key"), str):
+            raise RecordError("an attribute is not a key/value object")
+        try:
+            out[item["key"]] = _value(item.get("value") or {}, f"attribute {item['key']!r}: ")
+        except RecursionError:
+            raise RecordError(f"attribute {item['key']!r} is nested too deeply") from None
+    return out
 
 
-def _value(value: dict[str, Any]) -> Any:
+def _value(value: dict[str, Any], where: str = "") -> Any:
     """An OTLP ``AnyValue`` as a Python value (64-bit ints arrive as strings in OTLP JSON)."""
+    if not isinstance(value, dict):
+        raise RecordError(f"{where}not an OTLP AnyValue object")
     if "stringValue" in value:
         return value["stringValue"]
     if "intValue" in value:
-        return int(value["intValue"])
+        return _integer(value["intValue"], where, "intValue")
     if "doubleValue" in value:
-        return float(value["doubleValue"])
+        try:
+            return float(value["doubleValue"])
+        except (TypeError, ValueError):
+            raise RecordError(f"{where}doubleValue is not a number") from None
     if "boolValue" in value:
         return bool(value["boolValue"])
     if "arrayValue" in value:
-        return [_value(v) for v in (value["arrayValue"] or {}).get("values") or []]
+        return [_value(v, where) for v in (value["arrayValue"] or {}).get("values") or []]
     if "kvlistValue" in value:
         return _attributes((value["kvlistValue"] or {}).get("values"))
     return None
@@ -262,7 +293,9 @@ def _references(
     out = []
     for call_id, entry in sorted(found.items(), key=lambda item: item[1]["time"]):
         tool, args = requested.get(call_id, (None, None))
-        tool, args = entry.get("tool") or tool, entry.get("args", args)
+        # The span's arguments attribute is opt-in; the chat's tool_call part may still have them.
+        tool = entry.get("tool") or tool
+        args = entry["args"] if entry.get("args") is not None else args
         if "result" not in entry:
             raise RecordError(
                 f"tool call {call_id!r} ({tool}, agent {entry.get('agent')}) has no recorded "
@@ -304,6 +337,8 @@ def _messages(span: Span, key: str) -> list[dict[str, Any]]:
             raw = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise RecordError(f"span {span.name!r}: {key} is not valid JSON ({exc.msg})") from exc
+        except RecursionError:
+            raise RecordError(f"span {span.name!r}: {key} is nested too deeply") from None
     if raw is None:
         return []
     if not isinstance(raw, list):

@@ -1,0 +1,30 @@
+"""How the judge is asked: attempts, temperature, output allowances, evidence strictness.
+
+Apart from the grader and free of heavy imports, so the ``grade`` flags can take their defaults
+from here without ``--help`` loading pydantic or Jinja.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import ConfigError
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """How the judge is asked. Every default lives here and only here."""
+
+    max_attempts: int = 3
+    strict_evidence: bool = False
+    temperature: float | None = 0.0
+    counting_max_tokens: int = 8192
+    scoring_max_tokens: int = 2048
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1:
+            raise ConfigError(f"max attempts must be at least 1, got {self.max_attempts}")
+
+
+DEFAULT_REPEATS = 1
+"""Judge samples per call (``grade --repeats``); above 1 a ``RepeatingJudge`` combines them."""
