@@ -8,7 +8,15 @@ recorded request, so changing it would orphan the recordings.)
 
 from __future__ import annotations
 
-from pydantic import ValidationError
+import json
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from .errors import InputFileError
+
+M = TypeVar("M", bound=BaseModel)
 
 
 def describe_validation_error(exc: ValidationError, *, limit: int = 3, root: str = "") -> str:
@@ -26,3 +34,16 @@ def describe_validation_error(exc: ValidationError, *, limit: int = 3, root: str
     if len(errors) > limit:
         parts.append(f"and {len(errors) - limit} more")
     return "; ".join(parts)
+
+
+def parse_json_file(text: str, path: str | Path, model: type[M]) -> M:
+    """A JSON file's text as ``model``; a file:line error naming the first problem otherwise."""
+    try:
+        raw: Any = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputFileError(path, f"not valid JSON: {exc.msg}", exc.lineno) from exc
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        problem = describe_validation_error(exc, limit=1, root="(top level)")
+        raise InputFileError(path, problem) from exc

@@ -7,21 +7,19 @@ extend it with a file of the same shape. An unknown model costs ``None``, never 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from .._files import read_text
-from .._validation import describe_validation_error
+from .._validation import parse_json_file
 from ..clients.base import Usage
-from ..errors import InputFileError
 
 TOKENS_PER_UNIT = 1_000_000  # prices are quoted per million tokens
 
@@ -151,15 +149,7 @@ class PriceTable:
 
 
 def _parse(text: str, path: str | Path) -> _PriceFile:
-    try:
-        raw: Any = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputFileError(path, f"not valid JSON: {exc.msg}", exc.lineno) from exc
-    try:
-        return _PriceFile.model_validate(raw)
-    except ValidationError as exc:
-        problem = describe_validation_error(exc, limit=1, root="(top level)")
-        raise InputFileError(path, problem) from exc
+    return parse_json_file(text, path, _PriceFile)
 
 
 def _to_prices(parsed: _PriceFile) -> dict[str, ModelPrice]:

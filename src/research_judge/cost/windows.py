@@ -9,17 +9,16 @@ model is used. A model known to neither gets the table's default, and the caller
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from .._files import read_text
-from .._validation import describe_validation_error
-from ..errors import ConfigError, InputFileError
+from .._validation import parse_json_file
+from ..errors import ConfigError
 from .prices import snapshot_base
 
 LimitsSource = Literal["table", "prices file", "flag", "default", "provider"]
@@ -147,12 +146,4 @@ def _limits(entry: _Entry, base: ModelLimits | None, source: LimitsSource) -> Mo
 
 
 def _parse(text: str, path: str | Path) -> _Table:
-    try:
-        raw: Any = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputFileError(path, f"not valid JSON: {exc.msg}", exc.lineno) from exc
-    try:
-        return _Table.model_validate(raw)
-    except ValidationError as exc:
-        problem = describe_validation_error(exc, limit=1, root="(top level)")
-        raise InputFileError(path, problem) from exc
+    return parse_json_file(text, path, _Table)

@@ -54,10 +54,10 @@ def mcnemar_exact(pass_to_fail: int, fail_to_pass: int, n_pairs: int) -> PairedT
         return PairedTest("mcnemar_exact", 0, None, 0)
     if discordant == 0:
         return PairedTest("mcnemar_exact", n_pairs, 1.0, 0)
-    from scipy.stats import binomtest
+    from .tails import sign_test_p
 
-    p = float(binomtest(pass_to_fail, discordant, 0.5).pvalue)
-    return PairedTest("mcnemar_exact", n_pairs, min(p, 1.0), discordant)
+    p = sign_test_p(pass_to_fail, discordant)
+    return PairedTest("mcnemar_exact", n_pairs, p, discordant)
 
 
 # Ratios are stored to 4 places and scores map to multiples of 0.5, so differences are compared
@@ -89,6 +89,7 @@ def signed_rank(differences: Sequence[float]) -> PairedTest:
         return PairedTest(SIGNED_RANK_EXACT, n_pairs, 1.0, 0)
     if len(moved) <= EXACT_MAX_MOVED:
         return PairedTest(SIGNED_RANK_EXACT, n_pairs, exact_signed_rank_p(moved), len(moved))
+    # Only past EXACT_MAX_MOVED moved pairs, so the common path never pays scipy's import.
     from scipy.stats import wilcoxon
 
     p = float(wilcoxon(moved, zero_method="wilcox", correction=True, method="approx").pvalue)
@@ -108,10 +109,11 @@ def exact_signed_rank_p(moved: Sequence[float]) -> float:
     symmetric, so this is also P(|T - mean| >= |t - mean|)).
     """
     import numpy as np
-    from scipy.stats import rankdata
+
+    from .tails import average_ranks
 
     values = np.asarray(moved, dtype=float)
-    ranks2 = np.rint(2 * rankdata(np.abs(values))).astype(np.int64)  # doubled mid-ranks
+    ranks2 = np.rint(2 * average_ranks(np.abs(values))).astype(np.int64)  # doubled mid-ranks
     observed = int(ranks2[values > 0].sum())
     dist = np.zeros(int(ranks2.sum()) + 1)
     dist[0] = 1.0

@@ -3,21 +3,22 @@
 Humans prefer longer answers too, so the raw correlation of length with the judge's verdict
 proves nothing. The question is whether length still predicts the judge's verdict once the human
 label is known: a logistic regression of judge pass on standardised log length and the human
-label, unpenalised (scikit-learn's default L2 penalty would shrink the very coefficient we want),
-with a Wald interval from the Fisher information. Within-class rank correlations back it up
+label, unpenalised (an L2 penalty such as scikit-learn's default would shrink the very coefficient
+we want), fitted by Newton-Raphson (``stats/logit.py``), with a Wald interval from the Fisher
+information. Within-class rank correlations back it up
 without assuming a model.
 """
 
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
 from ..stats.intervals import Z95, Interval
+from ..stats.tails import normal_two_sided_p, spearman
 from .dataset import Paired
 
 MIN_FIT_N = 30  # below this a two-predictor logistic fit is noise
@@ -157,24 +158,13 @@ def _fit(
 def _fit_logit(
     features: npt.NDArray[np.float64], y: npt.NDArray[np.int64], model: LengthModel
 ) -> None:
-    from scipy.stats import norm
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.linear_model import LogisticRegression
+    from ..stats.logit import fit_logit
 
-    # C=inf is scikit-learn 1.9's spelling of "no penalty" (penalty=None is deprecated).
-    logit = LogisticRegression(C=np.inf, solver="newton-cholesky", tol=1e-10, max_iter=200)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", ConvergenceWarning)
-        try:
-            logit.fit(features, y)
-        except ConvergenceWarning:
-            model.note = "the fit did not converge (likely perfect separation)"
-            return
-    coef = np.concatenate([logit.intercept_, logit.coef_.ravel()])
-    design = np.column_stack([np.ones(len(y)), features])
-    prob = logit.predict_proba(features)[:, 1]
-    # For the logit link the observed and expected information coincide: X' W X.
-    info = design.T @ (design * (prob * (1 - prob))[:, None])
+    fit = fit_logit(features, y)
+    if fit is None:
+        model.note = "the fit did not converge (likely perfect separation)"
+        return
+    coef, info = fit.coef, fit.information
     # Only the length coefficient is guarded: a near-perfect judge has a large but finite
     # human-label coefficient, and that is no reason to withhold the length effect.
     variance = np.linalg.pinv(info)[1, 1] if np.all(np.isfinite(info)) else math.inf
@@ -189,7 +179,7 @@ def _fit_logit(
     model.coefficient, model.standard_error = beta, se
     model.odds_ratio_per_sd = math.exp(beta)
     model.odds_ratio_ci = (math.exp(beta - Z95 * se), math.exp(beta + Z95 * se))
-    model.p_value = float(2 * norm.sf(abs(beta / se)))
+    model.p_value = normal_two_sided_p(beta / se)
 
 
 def _reading(model: LengthModel, unit: str | None) -> str:
@@ -223,8 +213,6 @@ def _spearman_block(
     warnings_out: list[str],
     class_name: str,
 ) -> dict[str, dict[str, object]]:
-    from scipy.stats import spearmanr
-
     targets: dict[str, npt.NDArray[np.int64]] = {"judge_pass": data.judge_pass.astype(np.int64)}
     targets.update({f"judge_{k}": v for k, v in data.judge_scores.items() if np.any(v > 0)})
     block: dict[str, dict[str, object]] = {}
@@ -238,8 +226,8 @@ def _spearman_block(
         elif np.unique(y).size == 1 or np.unique(x).size == 1:
             reason = "no variation (every value the same)"
         else:
-            rho, p = spearmanr(x, y)
-            entry["rho"], entry["p_value"], reason = float(rho), float(p), ""
+            rho, p = spearman(x, y)
+            entry["rho"], entry["p_value"], reason = rho, p, ""
         if reason:
             entry["note"] = reason
             undefined.setdefault(reason, []).append(name)

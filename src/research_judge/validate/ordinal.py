@@ -1,14 +1,17 @@
 """Per-criterion agreement on the 1-3 scores, for criteria the humans scored too.
 
 Scores are ordinal, so besides exact agreement we report within-one agreement and weighted
-kappa. The label order is always passed to scikit-learn explicitly (``labels=[1, 2, 3]``): the
-weights follow the label order, and letting it be inferred is how string-coded scores end up
-with a silently wrong weighted kappa.
+kappa. The table is always laid out on the fixed scale ``[1, 2, 3]``: the weights follow the
+label order, and letting it be inferred is how string-coded scores end up with a silently wrong
+weighted kappa. Both are a few lines of numpy, the same arithmetic as scikit-learn's
+``confusion_matrix`` and ``cohen_kappa_score`` (the tests hold them to it): importing
+``sklearn.metrics`` costs more than a second of start-up for a 3x3 table.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -53,13 +56,11 @@ def criterion_agreement(
     criterion: str, human: npt.NDArray[np.int64], judge: npt.NDArray[np.int64]
 ) -> CriterionAgreement:
     """Agreement on one criterion; 0 in either array means "no score" and drops that session."""
-    from sklearn.metrics import cohen_kappa_score, confusion_matrix
-
     both = (human > 0) & (judge > 0)
     h, j = human[both], judge[both]
     n = int(h.size)
-    table = confusion_matrix(h, j, labels=SCALE).tolist() if n else [[0] * 3 for _ in SCALE]
-    out = CriterionAgreement(criterion=criterion, n=n, table=[[int(x) for x in r] for r in table])
+    counts = confusion_table(h, j)
+    out = CriterionAgreement(criterion=criterion, n=n, table=[[int(x) for x in r] for r in counts])
     if n == 0:
         out.warnings.append(
             f"{criterion}: no session has both a human and a judge score; agreement undefined"
@@ -87,6 +88,29 @@ def criterion_agreement(
             "within-one agreement instead"
         )
         return out
-    out.linear_kappa = float(cohen_kappa_score(h, j, labels=SCALE, weights="linear"))
-    out.quadratic_kappa = float(cohen_kappa_score(h, j, labels=SCALE, weights="quadratic"))
+    out.linear_kappa = weighted_kappa(counts, "linear")
+    out.quadratic_kappa = weighted_kappa(counts, "quadratic")
     return out
+
+
+def confusion_table(
+    human: npt.NDArray[np.int64], judge: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]:
+    """Counts on the fixed scale: rows human 1..3, columns judge 1..3; other values not counted."""
+    on_scale = np.isin(human, SCALE) & np.isin(judge, SCALE)
+    table = np.zeros((len(SCALE), len(SCALE)), dtype=np.int64)
+    np.add.at(table, (human[on_scale] - SCALE[0], judge[on_scale] - SCALE[0]), 1)
+    return table
+
+
+def weighted_kappa(table: npt.NDArray[np.int64], weights: Literal["linear", "quadratic"]) -> float:
+    """Cohen's weighted kappa of a confusion table, weights by distance in label order.
+
+    1 - sum(w * observed) / sum(w * expected), with expected the outer product of the margins
+    over n; the caller rules out the tables where the expected disagreement is zero.
+    """
+    observed = table.astype(np.float64)
+    expected = np.outer(observed.sum(axis=0), observed.sum(axis=1)) / observed.sum()
+    index = np.zeros(table.shape) + np.arange(table.shape[0])
+    distance = np.abs(index - index.T) if weights == "linear" else (index - index.T) ** 2
+    return float(1 - np.sum(distance * observed) / np.sum(distance * expected))

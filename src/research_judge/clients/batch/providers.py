@@ -38,6 +38,11 @@ FIND_DEPTH = 1000
 T = TypeVar("T")
 
 
+def _jsonl_line(item: dict[str, Any]) -> bytes:
+    """One batch line as the providers count it against their byte limits."""
+    return json.dumps(item, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+
+
 class OpenAIBatches:
     """The OpenAI Batch API over ``/v1/chat/completions``."""
 
@@ -64,7 +69,7 @@ class OpenAIBatches:
             "url": self.endpoint,
             "body": self.client.request_body(request),
         }
-        data = json.dumps(item, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+        data = _jsonl_line(item)
         return data, len(data)
 
     async def upload(self, lines: list[Any]) -> str | None:
@@ -202,7 +207,8 @@ class AnthropicBatches:
 
     def line(self, custom_id: str, request: JudgeRequest) -> tuple[Any, int]:
         item = {"custom_id": custom_id, "params": self.client.request_body(request)}
-        return item, len(json.dumps(item, separators=(",", ":"), ensure_ascii=False).encode()) + 1
+        # The SDK takes the dict and serialises it again; the size is measured on the same form.
+        return item, len(_jsonl_line(item))
 
     async def upload(self, lines: list[Any]) -> str | None:
         return None  # the requests travel with the create call
