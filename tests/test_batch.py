@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from research_judge.cli import main
-from research_judge.clients.base import JudgeRequest, Message
+from research_judge.clients.base import JudgeRequest, Material, Message
 from research_judge.clients.batch import BatchState
 from research_judge.results.model import Result, read_results
 from research_judge.testing.fake_batches import FakeBatchServer
@@ -49,7 +49,11 @@ def answer(body: dict[str, Any]) -> str:
     """Well-formed judge replies built from a request body of either provider."""
     name = schema_name(body)
     call = "counting" if name == "counting_verdicts" else "scoring"
-    request = JudgeRequest(call, "", (Message("user", user_texts(body)[0]),), name, {})
+    # A batch line carries no header, so this fake knows its sessions instead: every one that
+    # ``sessions()`` writes holds the references r1 and r2.
+    request = JudgeRequest(
+        call, "", (Message("user", user_texts(body)[0]),), name, {}, material=Material(("r1", "r2"))
+    )
     return json.dumps(good_responder(request))
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ._help import DefaultsFormatter
+from .config import add_config_flag
 
 
 def register(subparsers: Any) -> None:
@@ -27,6 +28,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--out", type=Path, default=DEFAULT_OUT, metavar="DIR", help="folder the demo writes"
     )
+    add_config_flag(p)
     p.set_defaults(run=run)
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ._help import DefaultsFormatter
+from .config import add_config_flag
 
 DEFAULT_PORT = 8011
 
@@ -47,6 +48,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--max-seconds", type=float, metavar="SECONDS", help="stop by itself after this long"
     )
+    add_config_flag(p)
     p.set_defaults(run=run)
 
 
