@@ -73,7 +73,16 @@ def register(subparsers: Any) -> None:
         help="with --baseline: flag metrics that dropped by more than X (default %(default)s)",
     )
     add_config_flag(p)
-    p.set_defaults(run=run)
+    # Any one of these may be `-`: standard input (cli._stdin).
+    p.set_defaults(
+        run=run,
+        stdin_inputs={
+            "results": "RESULTS",
+            "labels": "--labels",
+            "baseline": "--baseline",
+            "rejudged": "--rejudged",
+        },
+    )
 
 
 def run(args: argparse.Namespace) -> int:

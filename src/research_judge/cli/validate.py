@@ -87,7 +87,8 @@ def register(subparsers: Any) -> None:
     )
     add_ci_flags(p)
     add_config_flag(p)
-    p.set_defaults(run=run)
+    # Any one of these may be `-`: standard input (cli._stdin).
+    p.set_defaults(run=run, stdin_inputs={"results": "RESULTS", "labels": "--labels"})
 
 
 def run(args: argparse.Namespace) -> int:
