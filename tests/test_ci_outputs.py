@@ -388,12 +388,18 @@ def test_grade_judge_errors_are_one_warning_annotation(
     empty.mkdir()
     argv = ["grade", str(src), "--out", str(tmp_path / "o.jsonl"), "--quiet"]
     argv += ["--provider", "scripted", "--model", "m", "--replay", str(empty), "--annotations"]
+    junit = tmp_path / "grade.xml"
 
-    assert main(argv) == 6
+    assert main([*argv, "--junit", str(junit)]) == 6  # good input, a judge error: not 2
 
     [line] = [x for x in capsys.readouterr().out.splitlines() if x.startswith("::")]
     assert line.startswith("::warning title=research-judge grade%3A judge errors::1 session(s)")
     assert "never-recorded" in line
+    # In the JUnit file the session is an error (not a failure), typed by its error_kind.
+    [case] = cases(junit)
+    assert case.name == "never-recorded" and isinstance(case.result[0], Error)
+    assert case.result[0].type == "replay_miss"
+    assert "no recorded judge exchange" in (case.result[0].message or "")
 
 
 def test_a_text_block_cannot_be_closed_by_the_text_inside() -> None:
