@@ -286,6 +286,15 @@ def test_a_changed_judge_fails_unless_allowed(
     assert main(["compare", str(base), str(cur), "--allow-judge-change"]) == 0
     assert "not failing: judge changed" in capsys.readouterr().err
 
+    # --rejudged (the baseline regraded by the new judge) separates the two: it passes too.
+    rejudged = run_file(tmp_path / "rejudged.jsonl", 8, judge=other)
+    assert main(["compare", str(base), str(cur), "--rejudged", str(rejudged)]) == 0
+    assert "not failing: judge changed" in capsys.readouterr().err
+    junit = tmp_path / "c.xml"
+    main(["compare", str(base), str(cur), "--junit", str(junit)])
+    [gate] = [c for c in cases(junit) if c.name == "judge unchanged"]
+    assert isinstance(gate.result[0], Failure) and "judge changed" in gate.result[0].message
+
 
 def test_a_changed_prompt_is_a_changed_judge(tmp_path: Path) -> None:
     prompts = {**JUDGE["prompts"], "scoring": {"name": "scoring", "sha256": "c" * 64}}
