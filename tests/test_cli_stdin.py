@@ -124,3 +124,57 @@ def test_a_results_file_that_is_not_utf8_is_bad_input_naming_its_line(
     junk.write_bytes(good.read_bytes() + b"\xff\xfe not text\n")
     assert main(["compare", str(good), str(junk)]) == 2  # was a traceback and exit 70
     assert f"{junk}:2: not valid UTF-8 (byte 1)" in capsys.readouterr().err
+
+
+# --- `-` as an output: stdout -------------------------------------------------------------------
+
+
+def labelled_half(tmp_path: Path) -> tuple[Path, Path]:
+    results = write_results(
+        tmp_path / "r.jsonl", [make_result(f"s{i}", "pass" if i % 3 else "fail") for i in range(12)]
+    )
+    labels = tmp_path / "labels.csv"
+    rows = [f"s{i},{'pass' if i % 2 else 'fail'}" for i in range(6)]
+    labels.write_text("session_id,label\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    return results, labels
+
+
+def test_validate_suggest_out_dash_prints_only_the_csv_on_stdout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    results, labels = labelled_half(tmp_path)
+    argv = ["validate", str(results), "--labels", str(labels), "--bootstrap", "0", "--suggest", "3"]
+    main([*argv, "--suggest-out", "file.csv"])
+    capsys.readouterr()
+
+    assert main([*argv, "--suggest-out", "-"]) == 0
+
+    captured = capsys.readouterr()
+    assert captured.out == (tmp_path / "file.csv").read_text(encoding="utf-8")
+    assert captured.out.startswith("session_id,label,")
+    assert "wrote 3 sessions to label to stdout" in captured.err
+    assert "human label" in captured.err  # the text report moved to stderr
+    assert not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize("other", [["--json"], ["--junit", "-"]])
+def test_validate_refuses_two_outputs_on_stdout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], other: list[str]
+) -> None:
+    results, labels = labelled_half(tmp_path)
+    argv = ["validate", str(results), "--labels", str(labels), "--suggest", "3"]
+    assert main([*argv, "--suggest-out", "-", *other]) == 2
+    assert "both want stdout" in capsys.readouterr().err
+
+
+def test_report_html_dash_writes_the_page_to_stdout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results = write_results(tmp_path / "r.jsonl", [make_result("s1"), make_result("s2", "fail")])
+    md = tmp_path / "r.md"
+    assert main(["report", str(results), "--html", "-", "--md", str(md)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.lower().startswith("<!doctype html")
+    assert captured.out.rstrip().endswith("</html>")
+    assert f"wrote {md}" in captured.err and md.is_file()
