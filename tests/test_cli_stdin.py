@@ -178,3 +178,14 @@ def test_report_html_dash_writes_the_page_to_stdout(
     assert captured.out.lower().startswith("<!doctype html")
     assert captured.out.rstrip().endswith("</html>")
     assert f"wrote {md}" in captured.err and md.is_file()
+
+
+def test_grade_out_dash_is_refused_rather_than_a_file_named_dash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    sessions = str(REPO / "fixtures" / "sessions.jsonl")
+    argv = ["grade", sessions, "--out", "-", "--provider", "scripted", "--model", "m"]
+    assert main([*argv, "--replay", str(tmp_path)]) == 2
+    assert "--out -: grade writes a results file it can resume from" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []

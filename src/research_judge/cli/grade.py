@@ -10,6 +10,7 @@ from typing import Any
 from ..clients._http import DEFAULT_TIMEOUT
 from ..clients.settings import ClientSettings, default_cache_dir
 from ..engine.select import Selection
+from ..errors import ConfigError
 from ..judge.policy import VerdictPolicy
 from ..judge.settings import DEFAULT_REPEATS, JudgeSettings
 from ._ci import add_ci_flags, check_stdout, main_output
@@ -253,6 +254,14 @@ def run_grade(args: argparse.Namespace) -> int:
         )
 
     check_stdout(args)
+    if args.out == STDIN:
+        # The results file is resumed, locked and read back: it has to be a file. Say so rather
+        # than write a file named "-".
+        raise ConfigError(
+            "--out -: grade writes a results file it can resume from, not a stream; give it a "
+            "path (then `research-judge validate RESULTS.jsonl ...`, or `cat` it into any verb "
+            "that reads -)"
+        )
     if args.sessions != STDIN:
         return run_stoppable(lambda: execute(args, sys.stderr, main_output(args)), stopped)
     with spooled_stdin() as path:
