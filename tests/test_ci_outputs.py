@@ -166,6 +166,10 @@ def test_tasks_agent_errors_are_junit_errors_with_the_exception_message(
     assert [c.name for c in errors] == ["exchange-rate"]
     assert errors[0].result[0].message == "error: KeyError"
     assert "JPY" in (errors[0].result[0].text or "")
+    # Each task's duration rides on its case (passed, failed or errored alike).
+    assert all(c.time is not None and c.time >= 0 for c in cases(junit))
+    failed = [c for c in cases(junit) if c.result and isinstance(c.result[0], Failure)]
+    assert failed and all(c.result[0].message for c in failed)  # the reasons, as the message
 
 
 def test_tasks_summary_and_annotations_name_the_regression(
@@ -409,6 +413,21 @@ def test_grade_judge_errors_are_one_warning_annotation(
     assert case.name == "never-recorded" and isinstance(case.result[0], Error)
     assert case.result[0].type == "replay_miss"
     assert "no recorded judge exchange" in (case.result[0].message or "")
+
+
+def test_bad_input_and_judge_errors_in_one_run_exit_2_and_json_counts_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "recordings"
+    empty.mkdir()  # every good session misses its recording: a judge error
+    argv = ["grade", str(FIXTURES / "bad_sessions.jsonl"), "--out", str(tmp_path / "o.jsonl")]
+    argv += ["--provider", "scripted", "--model", "m", "--replay", str(empty), "--quiet", "--json"]
+
+    assert main(argv) == 2  # the input is the first thing to fix
+
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["input_errors"] == 6 and summary["errors"] == 3
+    assert summary["error_kinds"] == {"replay_miss": 3}
 
 
 def test_a_text_block_cannot_be_closed_by_the_text_inside() -> None:
