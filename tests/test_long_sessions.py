@@ -229,6 +229,8 @@ async def test_a_split_session_gets_the_ratios_of_its_known_truth(refs: int, cha
     assert result.context.counting_calls > 1
     assert result.context.references_judged == refs
     assert result.context.not_judged == 0
+    # Every quote is text of the session, parts included.
+    assert [v for v in result.verdicts if not v.evidence_verified] == []
     # Every claim id of the first call comes back once; every reference has both checks once.
     checks = [(v.id, v.check) for v in result.verdicts]
     assert (

@@ -146,4 +146,5 @@ async def test_the_truthful_judge_answers_reworded_prompts_in_process() -> None:
     for known, one in zip(built, sessions, strict=True):
         result = await j.grade(one)
         assert result.error is None and result.ratios == known.truth
+        assert all(v.evidence_verified for v in result.verdicts)
         assert result.context is not None and result.context.counting_calls > 1

@@ -192,11 +192,12 @@ class TruthfulJudge:
         verdicts: list[dict[str, Any]] = []
         for rid, content in contents.items():
             relevant = RELEVANT_MARK in content
+            opening = _opening(content)
             verdicts.append(
-                _verdict(rid, "relevant", relevant, RELEVANT_MARK if relevant else content[:40])
+                _verdict(rid, "relevant", relevant, RELEVANT_MARK if relevant else opening)
             )
             cited = next((line for line in lines if f"[{rid}]" in line), None)
-            verdicts.append(_verdict(rid, "used", cited is not None, cited or content[:40]))
+            verdicts.append(_verdict(rid, "used", cited is not None, cited or opening))
         for cid, text in claims:
             fact = text.split(" [", 1)[0] + "."
             source = next((rid for rid, content in contents.items() if fact in content), None)
@@ -204,6 +205,13 @@ class TruthfulJudge:
             verdict.update(claim=text, source=source)
             verdicts.append(verdict)
         return {"verdicts": verdicts}
+
+
+def _opening(shown: str) -> str:
+    """The first words of the text shown, whole (a quote cut inside a word is not found in the
+    session by evidence verification)."""
+    words = shown.split()
+    return " ".join(words[:6])
 
 
 def _verdict(vid: str, check: str, yes: bool, evidence: str) -> dict[str, Any]:
