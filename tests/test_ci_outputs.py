@@ -464,8 +464,11 @@ def test_stability_appends_its_text_as_a_block(
     assert text.rstrip() in summary
 
 
-def test_a_provider_down_stop_is_annotated(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+def test_a_provider_down_stop_is_annotated_summarised_and_a_junit_error(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    summary_file: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     from research_judge.testing.fake_openai import FakeOpenAIServer
 
@@ -475,11 +478,35 @@ def test_a_provider_down_stop_is_annotated(
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(5)])
+    junit = tmp_path / "grade.xml"
     with FakeOpenAIServer(body_responder, fail_status=503, retry_after=0) as srv:
         code = main(["grade", str(src), "--out", str(tmp_path / "o.jsonl"), "--quiet",
                      "--provider", "openai", "--model", "gpt-4o-mini", "--base-url", srv.base_url,
                      "--cache-dir", str(tmp_path / "cache"), "--retries", "0",
-                     "--down-after", "0"])  # fmt: skip
+                     "--down-after", "0", "--junit", str(junit)])  # fmt: skip
     assert code == 3
     err = capsys.readouterr().err
     assert "::error title=research-judge grade%3A stopped::provider down: " in err
+    # The step summary says why the step failed; the JUnit file holds the stop as an error.
+    summary = summary_file.read_text(encoding="utf-8")
+    assert summary.startswith("earlier step's summary\n")
+    assert "### research-judge grade: stopped\n\nprovider down: " in summary
+    [stop] = [c for c in cases(junit) if c.name == "provider"]
+    assert isinstance(stop.result[0], Error) and stop.result[0].type == "provider_down"
+    assert "rerun the same command to resume" in (stop.result[0].message or "")
+
+
+def test_a_max_cost_stop_opens_the_step_summary_with_the_stop(
+    tmp_path: Path, summary_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["grade", str(FIXTURES / "sessions.jsonl"), "--out", str(tmp_path / "r.jsonl")]
+    argv += ["--provider", "scripted", "--model", "gpt-4.1-mini", "--quiet"]
+    argv += ["--replay", str(FIXTURES / "recordings"), "--max-cost", "0.00001", "--annotations"]
+
+    assert main(argv) == 4
+
+    added = summary_file.read_text(encoding="utf-8").split("earlier step's summary\n", 1)[1]
+    assert added.startswith("### research-judge grade: stopped\n\n--max-cost reached: ")
+    assert "## research-judge report" in added  # then the report of what was graded
+    out = capsys.readouterr().out
+    assert "::warning title=research-judge grade%3A stopped::--max-cost reached" in out
