@@ -189,3 +189,19 @@ def test_grade_out_dash_is_refused_rather_than_a_file_named_dash(
     assert main([*argv, "--replay", str(tmp_path)]) == 2
     assert "--out -: grade writes a results file it can resume from" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_report_of_results_from_stdin_does_not_date_the_run_by_the_pipe(
+    tmp_path: Path, stdin: Feed, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+
+    results = write_results(tmp_path / "r.jsonl", [make_result("s1"), make_result("s2", "fail")])
+    os.utime(results, (0, 0))  # written on 1970-01-01
+    page = tmp_path / "r.html"
+    assert main(["report", str(results), "--html", str(page)]) == 0
+    assert "written 1970-01-01 00:00 UTC" in page.read_text(encoding="utf-8")
+
+    stdin(results.read_bytes())
+    assert main(["report", "-", "--html", str(page)]) == 0
+    assert "written " not in page.read_text(encoding="utf-8")  # unknown, not "now"

@@ -59,6 +59,7 @@ def stdin_inputs(args: argparse.Namespace, names: Mapping[str, str]) -> Iterator
         path = raw.with_name("stdin.jsonl" if _looks_like_jsonl(raw) else "stdin.csv")
         raw.rename(path)
         setattr(args, name, str(path))
+        args.stdin_input = name  # which one it was: a verb may need to know (report's run date)
         yield
 
 
