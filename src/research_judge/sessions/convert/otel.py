@@ -261,6 +261,7 @@ def _references(
     # (time, call id) -> what is known about the call; execute_tool spans win over message parts.
     found: dict[str, dict[str, Any]] = {}
     requested: dict[str, tuple[str | None, Any]] = {}  # call id -> (tool, arguments) from parts
+    asked_by: dict[str, str | None] = {}  # call id -> the agent whose chat asked for it
     for span in spans:
         if span.operation == "execute_tool":
             a = span.attributes
@@ -285,23 +286,27 @@ def _references(
                                 part["id"],
                                 (part.get("name"), parse_arguments(part.get("arguments"))),
                             )
+                            asked_by.setdefault(part["id"], agent_name(owner(span)))
                         elif part.get("type") == "tool_call_response":
                             entry = found.setdefault(
                                 part["id"], {"time": span.start, "agent": agent_name(owner(span))}
                             )
                             entry.setdefault("result", part.get("response"))
-    out = []
+    for call_id, (tool, _) in requested.items():
+        # A call the model asked for but no span or message answered: named, like a result-less
+        # execute_tool span, never left out of the trajectory unnoticed.
+        found.setdefault(call_id, {"time": 0, "tool": tool, "agent": asked_by[call_id]})
+    out, missing = [], []
     for call_id, entry in sorted(found.items(), key=lambda item: item[1]["time"]):
         tool, args = requested.get(call_id, (None, None))
         # The span's arguments attribute is opt-in; the chat's tool_call part may still have them.
         tool = entry.get("tool") or tool
         args = entry["args"] if entry.get("args") is not None else args
         if "result" not in entry:
-            raise RecordError(
-                f"tool call {call_id!r} ({tool}, agent {entry.get('agent')}) has no recorded "
-                "result (gen_ai.tool.call.result or a tool_call_response part): is content "
-                "capture enabled?"
+            missing.append(
+                f"tool call {call_id!r} ({tool}, agent {entry.get('agent')}) has no recorded result"
             )
+            continue
         out.append(
             reference(
                 call_id,
@@ -313,6 +318,11 @@ def _references(
                 tool=tool,
                 args=args,
             )
+        )
+    if missing:  # every one named: the user fixes the log once, not once per call
+        raise RecordError(
+            f"{'; '.join(missing)} (gen_ai.tool.call.result or a tool_call_response part): "
+            "is content capture enabled?"
         )
     return out
 
