@@ -31,7 +31,7 @@ from ._common import (
     reference,
     url_argument,
 )
-from .otel import Span, Trace
+from ._otlp import Span, Trace
 
 NAME = "openinference"
 KIND = "openinference.span.kind"

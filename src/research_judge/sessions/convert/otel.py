@@ -13,14 +13,9 @@ every span belongs to its nearest agent ancestor.
 
 from __future__ import annotations
 
-import itertools
 import json
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from ...errors import InputFileError
 from ._common import (
     ConvertOptions,
     RecordError,
@@ -31,168 +26,10 @@ from ._common import (
     reference,
     url_argument,
 )
+from ._otlp import Span, Trace
 
 NAME = "otel"
 CHAT_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
-
-
-@dataclass
-class Span:
-    trace_id: str
-    span_id: str
-    parent_id: str | None
-    name: str
-    start: int
-    attributes: dict[str, Any]
-    resource: dict[str, Any]
-
-    @property
-    def operation(self) -> str | None:
-        op = self.attributes.get("gen_ai.operation.name")
-        return op if isinstance(op, str) else None
-
-
-@dataclass
-class Trace:
-    trace_id: str
-    path: Path  # the file of its first span, for messages
-    spans: list[Span] = field(default_factory=list)
-
-
-# --- reading OTLP JSON ---------------------------------------------------------------------
-
-
-def read_traces(paths: list[Path]) -> Iterator[Trace | InputFileError]:
-    """Spans of every file grouped by trace (a trace may span export batches and files),
-    in order of first appearance; unreadable lines and spans are yielded as errors."""
-    traces: dict[str, Trace] = {}
-    for path in paths:
-        for number, document in _documents(path):
-            if isinstance(document, InputFileError):
-                yield document
-                continue
-            try:
-                spans = list(_spans(document))
-            except RecordError as exc:
-                yield InputFileError(path, str(exc), number)
-                continue
-            for span in spans:
-                trace = traces.get(span.trace_id)
-                if trace is None:
-                    trace = traces[span.trace_id] = Trace(span.trace_id, path)
-                trace.spans.append(span)
-    yield from traces.values()
-
-
-def _documents(path: Path) -> Iterator[tuple[int, dict[str, Any] | InputFileError]]:
-    """The file exporter writes one JSON object per line, read one at a time; a pretty-printed
-    single export (a file whose first line is ``{``) is read whole."""
-    try:
-        handle = path.open(encoding="utf-8-sig")
-        with handle:
-            first = handle.readline()
-            if first.strip() == "{":
-                chunks: Iterator[tuple[int, str]] = iter([(1, first + handle.read())])
-                yield from _parsed(path, chunks)
-            else:
-                lines = enumerate(itertools.chain([first], handle), start=1)
-                yield from _parsed(path, ((n, line) for n, line in lines if line.strip()))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputFileError(path, f"cannot read trace file: {exc}") from exc
-
-
-def _parsed(
-    path: Path, chunks: Iterator[tuple[int, str]]
-) -> Iterator[tuple[int, dict[str, Any] | InputFileError]]:
-    for number, chunk in chunks:
-        try:
-            value = json.loads(chunk)
-        except json.JSONDecodeError as exc:
-            # In a whole-file document the decoder's own line number is the useful one.
-            where = exc.lineno if number == 1 and "\n" in chunk.rstrip("\n") else number
-            yield number, InputFileError(path, f"not valid JSON: {exc.msg}", where)
-            continue
-        except RecursionError:
-            yield number, InputFileError(path, "not valid JSON: nested too deeply", number)
-            continue
-        if not isinstance(value, dict) or not isinstance(value.get("resourceSpans"), list):
-            yield (
-                number,
-                InputFileError(path, "not an OTLP export (no 'resourceSpans' list)", number),
-            )
-            continue
-        yield number, value
-
-
-def _spans(document: dict[str, Any]) -> Iterator[Span]:
-    for resource_spans in document["resourceSpans"]:
-        resource = _attributes((resource_spans.get("resource") or {}).get("attributes"))
-        for scope_spans in resource_spans.get("scopeSpans") or []:
-            for raw in scope_spans.get("spans") or []:
-                trace_id, span_id = raw.get("traceId"), raw.get("spanId")
-                if not isinstance(trace_id, str) or not trace_id or not isinstance(span_id, str):
-                    raise RecordError(f"span {raw.get('name')!r} has no traceId/spanId")
-                name = str(raw.get("name", ""))
-                try:
-                    attributes = _attributes(raw.get("attributes"))
-                except RecordError as exc:
-                    raise RecordError(f"span {name!r}: {exc}") from exc
-                yield Span(
-                    trace_id=trace_id,
-                    span_id=span_id,
-                    parent_id=raw.get("parentSpanId") or None,
-                    name=name,
-                    start=_integer(
-                        raw.get("startTimeUnixNano") or 0, f"span {name!r}: ", "startTimeUnixNano"
-                    ),
-                    attributes=attributes,
-                    resource=resource,
-                )
-
-
-def _integer(value: Any, where: str, field: str) -> int:
-    """OTLP JSON writes 64-bit integers as decimal strings (some exporters as numbers)."""
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise RecordError(f"{where}{field} is not an integer ({value!r})") from None
-
-
-def _attributes(items: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in items or []:
-        if not isinstance(item, dict) or not isinstance(item.get("key"), str):
-            raise RecordError("an attribute is not a key/value object")
-        try:
-            out[item["key"]] = _value(item.get("value") or {}, f"attribute {item['key']!r}: ")
-        except RecursionError:
-            raise RecordError(f"attribute {item['key']!r} is nested too deeply") from None
-    return out
-
-
-def _value(value: dict[str, Any], where: str = "") -> Any:
-    """An OTLP ``AnyValue`` as a Python value (64-bit ints arrive as strings in OTLP JSON)."""
-    if not isinstance(value, dict):
-        raise RecordError(f"{where}not an OTLP AnyValue object")
-    if "stringValue" in value:
-        return value["stringValue"]
-    if "intValue" in value:
-        return _integer(value["intValue"], where, "intValue")
-    if "doubleValue" in value:
-        try:
-            return float(value["doubleValue"])
-        except (TypeError, ValueError):
-            raise RecordError(f"{where}doubleValue is not a number") from None
-    if "boolValue" in value:
-        return bool(value["boolValue"])
-    if "arrayValue" in value:
-        return [_value(v, where) for v in (value["arrayValue"] or {}).get("values") or []]
-    if "kvlistValue" in value:
-        return _attributes((value["kvlistValue"] or {}).get("values"))
-    return None
-
-
-# --- one trace -> one session ----------------------------------------------------------------
 
 
 def convert_trace(trace: Trace, options: ConvertOptions) -> SessionDict:
