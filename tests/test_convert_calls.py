@@ -240,3 +240,66 @@ def test_otel_tool_call_part_with_no_result_anywhere_is_named_like_a_result_less
     assert str(error).startswith(
         f"{log}: trace t1: tool call 'c7' (web_fetch, agent invoke_agent) has no recorded result"
     )
+
+
+# --- OpenInference ------------------------------------------------------------------------------
+
+
+def _oi_span(sid: str, parent: str | None, kind: str, start: int, **attrs: str) -> dict[str, Any]:
+    attributes = [{"key": "openinference.span.kind", "value": {"stringValue": kind}}]
+    attributes += [{"key": k, "value": {"stringValue": v}} for k, v in attrs.items()]
+    return {
+        "traceId": f"oi-{kind.lower()}-{sid}" if parent is None else "",
+        "spanId": sid,
+        "parentSpanId": parent or "",
+        "name": f"{kind.lower()}-{sid}",
+        "startTimeUnixNano": str(start),
+        "attributes": attributes,
+    }
+
+
+def _oi_trace(trace: str, *, tool_span: bool) -> list[dict[str, Any]]:
+    out = "llm.output_messages.0.message."
+    call = out + "tool_calls.0.tool_call."
+    spans = [
+        _oi_span("lead", None, "AGENT", 1, **{"agent.name": "lead", "input.value": "Q?"}),
+        _oi_span(
+            "l1",
+            "lead",
+            "LLM",
+            2,
+            **{
+                out + "role": "assistant",
+                call + "id": "call_9",
+                call + "function.name": "web_fetch",
+                call + "function.arguments": '{"url": "https://c.test"}',
+            },
+        ),
+        _oi_span("l2", "lead", "LLM", 4, **{out + "role": "assistant", out + "content": "A."}),
+    ]
+    if tool_span:
+        tool = {"tool.name": "web_fetch", "tool_call.id": "call_9", "output.value": "page"}
+        spans.append(_oi_span("t", "lead", "TOOL", 3, **tool))
+    for span in spans:
+        span["traceId"] = trace
+    return spans
+
+
+def test_openinference_tool_call_with_no_tool_span_or_message_is_named(tmp_path: Path) -> None:
+    def export(spans: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
+
+    log = write_jsonl(
+        tmp_path / "oi.jsonl",
+        export(_oi_trace("t-lost", tool_span=False)),
+        export(_oi_trace("t-whole", tool_span=True)),
+    )
+    sessions, errors = convert("openinference", tmp_path, log)
+    (session,) = sessions
+    assert session["id"] == "t-whole"
+    (ref,) = session["trajectory"]
+    assert (ref["id"], ref["content"], ref["url"]) == ("call_9", "page", "https://c.test")
+    assert [str(e) for e in errors] == [
+        f"{log}: trace t-lost: tool call 'call_9' (web_fetch, agent lead) has no recorded result "
+        "(no TOOL span or tool message with its id)"
+    ]

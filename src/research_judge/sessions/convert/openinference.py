@@ -12,7 +12,9 @@ for it). Question: the first user message of the root agent's first ``LLM`` span
 span's ``input.value``); answer: the last root ``LLM`` span's output message (else the root
 span's ``output.value``). References, in time order, one per id: ``TOOL`` spans (id
 ``tool_call.id`` or the span id), each ``RETRIEVER`` document (its ``document.id``), and ``tool``
-messages of ``LLM`` inputs (``message.tool_call_id``) not logged as a span.
+messages of ``LLM`` inputs (``message.tool_call_id``) not logged as a span. A tool call of an
+``LLM`` output message (``message.tool_calls.N.tool_call.id``) that nothing answered is an error
+naming it, as in every format.
 """
 
 from __future__ import annotations
@@ -69,6 +71,7 @@ def convert_trace(trace: Trace, options: ConvertOptions) -> SessionDict:
         return agent_name(span.span_id if _kind(span) == "AGENT" else agent_of[span.span_id])
 
     found: dict[str, dict[str, Any]] = {}
+    requested: dict[str, tuple[str | None, Any, str | None]] = {}  # id -> (tool, args, agent)
 
     def add(ref_id: str, span: Span, tool: str | None, args: Any, text: str, **extra: Any) -> None:
         item = {"tool": tool, "args": args, "agent": owner(span), "text": text, **extra}
@@ -99,6 +102,23 @@ def convert_trace(trace: Trace, options: ConvertOptions) -> SessionDict:
                 if message.get("message.role") == "tool" and tool_call_id:
                     tool_name = _str(message.get("message.name"))
                     add(tool_call_id, span, tool_name, None, _content(message))
+            for message in _messages(span, "llm.output_messages"):
+                for call in _indexed(message, "message.tool_calls"):
+                    if asked := _str(call.get("tool_call.id")):
+                        name = _str(call.get("tool_call.function.name"))
+                        args = parse_arguments(call.get("tool_call.function.arguments"))
+                        requested.setdefault(asked, (name, args, owner(span)))
+    # A call the model asked for: its name and arguments complete a result that lacks them, and
+    # one that no span or message answered is named, never left out unnoticed.
+    missing = []
+    for call_id, (name, args, agent) in requested.items():
+        if call_id not in found:
+            missing.append(f"tool call {call_id!r} ({name}, agent {agent}) has no recorded result")
+            continue
+        item = found[call_id]
+        item["tool"], item["args"] = item["tool"] or name, item["args"] or args
+    if missing:
+        raise RecordError("; ".join(missing) + " (no TOOL span or tool message with its id)")
     trajectory = [
         reference(
             ref_id,
