@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ._agents import AgentTree
 from ._common import (
     ConvertOptions,
     RecordError,
@@ -33,29 +34,12 @@ CHAT_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
 
 
 def convert_trace(trace: Trace, options: ConvertOptions) -> SessionDict:
-    spans = sorted(trace.spans, key=lambda s: s.start)
-    by_id = {s.span_id: s for s in spans}
-    agent_of = {s.span_id: _agent_above(s, by_id) for s in spans}
-    agents = [s for s in spans if s.operation == "invoke_agent"]
-    roots = [a for a in agents if agent_of[a.span_id] is None]
-    root = roots[0] if roots else None
+    tree = AgentTree(trace, _is_agent, _agent_name)
+    spans = tree.spans
+    root = tree.roots[0] if tree.roots else None
     root_id = root.span_id if root else None
-
-    def agent_name(span_id: str | None) -> str | None:
-        agent = by_id.get(span_id) if span_id else None
-        if agent is None:
-            return None
-        return (
-            _str(agent.attributes.get("gen_ai.agent.name"))
-            or _str(agent.attributes.get("gen_ai.agent.id"))
-            or agent.name
-        )
-
-    def owner(span: Span) -> str | None:
-        return span.span_id if span.operation == "invoke_agent" else agent_of[span.span_id]
-
     chats = [s for s in spans if s.operation in CHAT_OPERATIONS]
-    root_chats = [s for s in chats if agent_of[s.span_id] == root_id]
+    root_chats = [s for s in chats if tree.agent_of[s.span_id] == root_id]
     if not root_chats:
         raise RecordError("no chat span of the root agent (gen_ai.operation.name 'chat')")
     question = _first_user_text(_messages(root_chats[0], "gen_ai.input.messages"))
@@ -69,37 +53,40 @@ def convert_trace(trace: Trace, options: ConvertOptions) -> SessionDict:
     if not answer:
         raise RecordError("the root agent's last chat span has no text in gen_ai.output.messages")
 
-    trajectory = _references(spans, chats, owner, agent_name, options)
+    trajectory = _references(tree, options)
     conversation = next(
         (c for s in spans if (c := _str(s.attributes.get("gen_ai.conversation.id")))), None
     )
-    metadata: dict[str, Any] = {"trace_id": trace.trace_id}
-    if root is not None:
-        metadata["agent"] = agent_name(root.span_id)
-    service = _str(spans[0].resource.get("service.name"))
-    if service:
-        metadata["service"] = service
-    sub_agents = [agent_name(a.span_id) for a in agents if a is not root]
-    if sub_agents:
-        metadata["sub_agents"] = sub_agents
-    return {
-        "id": conversation or trace.trace_id,
-        "question": question,
-        "answer": answer,
-        "trajectory": trajectory,
-        "metadata": metadata,
-    }
+    return tree.session(
+        conversation,
+        root,
+        question,
+        answer,
+        trajectory,
+        agent=tree.agent_name(root.span_id) if root is not None else None,
+        service=_str(spans[0].resource.get("service.name")),
+    )
 
 
-def _references(
-    spans: list[Span], chats: list[Span], owner: Any, agent_name: Any, options: ConvertOptions
-) -> list[dict[str, Any]]:
+def _is_agent(span: Span) -> bool:
+    return span.operation == "invoke_agent"
+
+
+def _agent_name(agent: Span) -> str | None:
+    return (
+        _str(agent.attributes.get("gen_ai.agent.name"))
+        or _str(agent.attributes.get("gen_ai.agent.id"))
+        or agent.name
+    )
+
+
+def _references(tree: AgentTree, options: ConvertOptions) -> list[dict[str, Any]]:
     """One reference per tool call id, ordered by when its result first appears."""
     # (time, call id) -> what is known about the call; execute_tool spans win over message parts.
     found: dict[str, dict[str, Any]] = {}
     requested: dict[str, tuple[str | None, Any]] = {}  # call id -> (tool, arguments) from parts
     asked_by: dict[str, str | None] = {}  # call id -> the agent whose chat asked for it
-    for span in spans:
+    for span in tree.spans:
         if span.operation == "execute_tool":
             a = span.attributes
             call_id = _str(a.get("gen_ai.tool.call.id")) or span.span_id
@@ -107,7 +94,7 @@ def _references(
             entry.update(
                 tool=_str(a.get("gen_ai.tool.name")),
                 args=parse_arguments(a.get("gen_ai.tool.call.arguments")),
-                agent=agent_name(owner(span)),
+                agent=tree.owner_name(span),
                 time=min(entry["time"], span.start),
             )
             if a.get("gen_ai.tool.call.result") is not None:
@@ -123,10 +110,10 @@ def _references(
                                 part["id"],
                                 (part.get("name"), parse_arguments(part.get("arguments"))),
                             )
-                            asked_by.setdefault(part["id"], agent_name(owner(span)))
+                            asked_by.setdefault(part["id"], tree.owner_name(span))
                         elif part.get("type") == "tool_call_response":
                             entry = found.setdefault(
-                                part["id"], {"time": span.start, "agent": agent_name(owner(span))}
+                                part["id"], {"time": span.start, "agent": tree.owner_name(span)}
                             )
                             entry.setdefault("result", part.get("response"))
     for call_id, (tool, _) in requested.items():
@@ -162,18 +149,6 @@ def _references(
             "is content capture enabled?"
         )
     return out
-
-
-def _agent_above(span: Span, by_id: dict[str, Span]) -> str | None:
-    """The span id of the nearest ``invoke_agent`` ancestor (not the span itself)."""
-    seen = {span.span_id}
-    parent = by_id.get(span.parent_id or "")
-    while parent is not None and parent.span_id not in seen:
-        if parent.operation == "invoke_agent":
-            return parent.span_id
-        seen.add(parent.span_id)
-        parent = by_id.get(parent.parent_id or "")
-    return None
 
 
 def _messages(span: Span, key: str) -> list[dict[str, Any]]:
