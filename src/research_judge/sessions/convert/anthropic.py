@@ -23,6 +23,7 @@ from ._common import (
     ConvertOptions,
     RecordError,
     SessionDict,
+    ToolCalls,
     as_text,
     call_title,
     metadata_of,
@@ -38,8 +39,7 @@ NAME = "anthropic"
 def convert_record(record: dict[str, Any], options: ConvertOptions) -> SessionDict:
     session_id = require(record, "id", str)
     messages = require(record, "messages", list)
-    calls: dict[str, tuple[str | None, Any]] = {}
-    unanswered: dict[str, int] = {}  # call id -> index of the message that made the call
+    calls = ToolCalls("tool_use", "result block with tool_use_id")
     question: str | None = None
     answer: tuple[str, list[dict[str, Any]]] | None = None
     trajectory: list[dict[str, Any]] = []
@@ -56,24 +56,15 @@ def convert_record(record: dict[str, Any], options: ConvertOptions) -> SessionDi
         for block in blocks:
             kind = block.get("type")
             if kind in _CALLS and isinstance(block.get("id"), str):
-                calls[block["id"]] = (block.get("name"), block.get("input"))
-                unanswered[block["id"]] = index
+                calls.asked(block["id"], index, block.get("name"), block.get("input"))
             elif isinstance(kind, str) and kind.endswith("tool_result"):
                 call_id = block.get("tool_use_id")
                 if not isinstance(call_id, str) or not call_id:
                     raise RecordError(f"messages[{index}]: {kind} block without a tool_use_id")
-                tool, args = calls.get(call_id, (None, None))
-                unanswered.pop(call_id, None)
+                tool, args = calls.answered(call_id)
                 build = _RESULTS.get(kind, _tool_result)
                 trajectory.append(build(call_id, block, tool, args, options))
-    if unanswered:  # every one named: the user fixes the log once, not once per call
-        raise RecordError(
-            "; ".join(
-                f"messages[{index}]: tool_use {call_id!r} ({calls[call_id][0]}) has no result "
-                f"(no result block with tool_use_id {call_id!r})"
-                for call_id, index in unanswered.items()
-            )
-        )
+    calls.check_all_answered()
     if question is None:
         raise RecordError("no user message with text (the question)")
     if answer is None:

@@ -18,6 +18,7 @@ from ._common import (
     ConvertOptions,
     RecordError,
     SessionDict,
+    ToolCalls,
     call_title,
     metadata_of,
     parse_arguments,
@@ -33,8 +34,7 @@ NAME = "openai-chat"
 def convert_record(record: dict[str, Any], options: ConvertOptions) -> SessionDict:
     session_id = require(record, "id", str)
     messages = require(record, "messages", list)
-    calls: dict[str, tuple[str | None, Any]] = {}
-    unanswered: dict[str, int] = {}  # call id -> index of the message that made the call
+    calls = ToolCalls("tool call", "tool message with tool_call_id")
     legacy: tuple[int, str | None, Any] | None = None  # a function_call awaiting its result
     question: str | None = None
     answer: str | None = None
@@ -57,8 +57,7 @@ def convert_record(record: dict[str, Any], options: ConvertOptions) -> SessionDi
                             f"an object, got {type(function).__name__}"
                         )
                     arguments = parse_arguments(function.get("arguments"))
-                    calls[call["id"]] = (function.get("name"), arguments)
-                    unanswered[call["id"]] = index
+                    calls.asked(call["id"], index, function.get("name"), arguments)
             if message.get("function_call") is not None:
                 _check_answered(legacy)
                 legacy = (index, *_function_call(message["function_call"], index))
@@ -70,22 +69,14 @@ def convert_record(record: dict[str, Any], options: ConvertOptions) -> SessionDi
             call_id = message.get("tool_call_id")
             if not isinstance(call_id, str) or not call_id:
                 raise RecordError(f"messages[{index}]: tool message without a tool_call_id")
-            tool, args = calls.get(call_id, (None, None))
-            unanswered.pop(call_id, None)
+            tool, args = calls.answered(call_id)
             trajectory.append(_result(call_id, tool, args, message, index, options))
         elif role == "function":
             name = message.get("name")
             tool, args = (legacy[1], legacy[2]) if legacy else (_str(name), None)
             legacy = None
             trajectory.append(_result(f"function-{index}", tool, args, message, index, options))
-    if unanswered:  # every one named: the user fixes the log once, not once per call
-        raise RecordError(
-            "; ".join(
-                f"messages[{index}]: tool call {call_id!r} ({calls[call_id][0]}) has no result "
-                f"(no tool message with tool_call_id {call_id!r})"
-                for call_id, index in unanswered.items()
-            )
-        )
+    calls.check_all_answered()
     _check_answered(legacy)
     if question is None:
         raise RecordError("no user message with text (the question)")
