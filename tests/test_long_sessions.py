@@ -22,7 +22,7 @@ from research_judge.errors import (
     OutputTruncated,
     TransientApiError,
 )
-from research_judge.judge.grader import Judge
+from research_judge.judge.grader import Judge, JudgeSettings
 from research_judge.judge.packs import Answered, merge, parse_pack
 from research_judge.judge.planning import (
     QUOTE_CHARS,
@@ -49,6 +49,12 @@ def truthful(request: JudgeRequest) -> dict[str, Any]:
 
 def judge(limits: ModelLimits, client: ScriptedClient | None = None) -> Judge:
     return Judge(client or ScriptedClient(truthful), limits=limits)
+
+
+def one_call_judge() -> Judge:
+    """A judge that takes these sessions in one counting call: a huge window, the cap raised."""
+    settings = JudgeSettings(counting_max_tokens=32_768)
+    return Judge(ScriptedClient(truthful), limits=ModelLimits(1_000_000, 32_768), settings=settings)
 
 
 def counting_requests(client: ScriptedClient) -> list[JudgeRequest]:
@@ -138,15 +144,6 @@ def test_a_session_that_fits_keeps_its_one_request_unchanged() -> None:
     assert plan.pack.request is counting  # same object: same prompt, same cache key
 
 
-def test_the_allowance_grows_past_the_default_when_the_verdicts_need_it() -> None:
-    session = Session.model_validate(make_session("s", 60, 200).session)
-    j = judge(ModelLimits(1_000_000, 32_768))
-    counting, _ = j.first_requests(session)
-    plan = j.planner.first(session, counting)
-    assert plan.single
-    assert plan.pack.request.max_output_tokens >= output_allowance(60, 0) > 8192
-
-
 async def test_a_long_answer_with_a_small_output_limit_is_still_graded() -> None:
     # Worst-case quotes for 60 claims need more than 4,096 output tokens: a lone call is sent
     # with all the model allows instead of being refused before it is tried.
@@ -234,7 +231,7 @@ async def test_a_split_session_gets_the_ratios_of_its_known_truth(refs: int, cha
 async def test_split_and_one_call_give_the_same_ratios() -> None:
     built = make_session("s", 30, 3000)
     session = Session.model_validate(built.session)
-    one = await judge(ModelLimits(1_000_000, 32_768)).grade(session)
+    one = await one_call_judge().grade(session)
     split = await judge(SMALL).grade(session)
     assert one.context is not None and one.context.counting_calls == 1
     assert split.context is not None and split.context.counting_calls > 1
@@ -522,7 +519,7 @@ def test_cost_estimates_count_every_call_of_a_split_session() -> None:
 
     session = Session.model_validate(make_session("s", 40, 2000).session)
     prices = PriceTable.load()
-    one = Estimator(judge(ModelLimits(1_000_000, 32_768)), prices).session(session)
+    one = Estimator(one_call_judge(), prices).session(session)
     split = Estimator(judge(SMALL), prices).session(session)
     assert one.calls == 2 and split.calls > 3
     # Every reference is still sent once; each extra call repeats the instructions and answer.
