@@ -9,7 +9,9 @@ a known truth, and graded by the real command line (``grade --model gpt-4o``: th
 that window enforced: it refuses a request whose prompt plus ``max_completion_tokens`` is over
 the window, as OpenAI does, and cuts a reply longer than its cap. The server counts a token per
 3.5 characters, more than the ~4 of English prose, so the planner's margin is tested too. The
-server answers truthfully from what each request shows.
+server answers truthfully from what each request shows: ``grade --send-material`` sends each
+request's material (reference ids, parts, claim list) in a header the server reads; the prompt
+is never read back, and the header is not counted in the tokens sent.
 
 Per session it reports the counting calls, the requests the server refused or cut (both must be
 0), whether every reference was judged and the ratios equal the truth, and the tokens sent
@@ -32,7 +34,7 @@ from pathlib import Path
 from research_judge.cli import main as cli_main
 from research_judge.results.model import read_results
 from research_judge.testing.fake_openai import FakeOpenAIServer
-from research_judge.testing.long_sessions import LongSession, make_session, openai_body_reply
+from research_judge.testing.long_sessions import LongSession, TruthfulJudge, make_session
 
 MODEL = "gpt-4o"  # 128,000-token window, 16,384 output tokens in the shipped table
 WINDOW = 128_000
@@ -78,13 +80,16 @@ def grade_one(
     sessions.write_text(json.dumps(built.session) + "\n", encoding="utf-8")
     out = workdir / f"{name}.results.jsonl"
     server = FakeOpenAIServer(
-        openai_body_reply, context_window=window, chars_per_token=CHARS_PER_TOKEN, keep_requests=0
+        TruthfulJudge([built]),
+        context_window=window,
+        chars_per_token=CHARS_PER_TOKEN,
+        keep_requests=0,
     )
     os.environ.setdefault("OPENAI_API_KEY", "sk-bench-dummy")
     with server:
         argv = ["grade", str(sessions), "--out", str(out), "--provider", "openai",
                 "--model", model, "--base-url", server.base_url, "--no-cache", "--quiet",
-                *extra]  # fmt: skip
+                "--send-material", *extra]  # fmt: skip
         stdout, stderr = io.StringIO(), io.StringIO()
         saved = sys.stdout, sys.stderr
         sys.stdout, sys.stderr = stdout, stderr

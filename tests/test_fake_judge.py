@@ -14,7 +14,12 @@ import httpx2
 import pytest
 
 from research_judge.clients.base import JudgeRequest, Material, Message
-from research_judge.clients.material import MATERIAL_HEADER, decode_material, encode_material
+from research_judge.clients.material import (
+    MATERIAL_HEADER,
+    MaterialMissing,
+    decode_material,
+    encode_material,
+)
 from research_judge.clients.openai import OpenAIClient
 from research_judge.clients.scripted import ScriptedClient
 from research_judge.engine import RunOptions, grade_file
@@ -97,6 +102,19 @@ def test_hostile_reference_ids_survive_the_header_and_stay_one_line() -> None:
     call, session_id, material = decode_material(value)
     assert (call, session_id, material.reference_ids) == ("counting", "s\n1", ids)
     assert fake_reply("counting", "s", material)["verdicts"]
+
+
+def test_the_parts_of_cut_references_ride_in_the_header() -> None:
+    material = Material(("r1", "r2"), (("c1", "Fact é."),), (("r2", 1200, 2400),))
+    request = JudgeRequest("counting", "s", (), "n", {}, session_id="s", material=material)
+    value = encode_material(request)
+    assert value.isascii()
+    assert decode_material(value) == ("counting", "s", material)
+    assert material.shown("r2", "x" * 3000) == "x" * 1200 and material.shown("r1", "ab") == "ab"
+    for parts in ('[["r2", -1, 5]]', '[["r2", 1.5, 5]]', '[["r2", 1]]', '"r2"'):
+        broken = value.replace('[["r2",1200,2400]]', parts)
+        with pytest.raises(MaterialMissing, match="unreadable"):
+            decode_material(broken)
 
 
 def test_fixed_claims_keep_their_ids_and_scores_are_valid_wire_replies() -> None:

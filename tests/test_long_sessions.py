@@ -4,6 +4,7 @@ not-judged accounting and context diagnostics (contract section 11)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,8 @@ import pytest
 
 from research_judge.clients import ScriptedClient
 from research_judge.clients._http import error_for_status
-from research_judge.clients.base import JudgeRequest
+from research_judge.clients.base import JudgeRequest, Material
+from research_judge.clients.material import MaterialMissing
 from research_judge.cost.prices import PriceTable
 from research_judge.cost.tokens import estimate_tokens, planning_request_tokens, planning_tokens
 from research_judge.cost.windows import ModelLimits, WindowTable
@@ -38,23 +40,32 @@ from research_judge.judge.planning import (
 from research_judge.judge.prompts import PromptSet, default_prompts_dir
 from research_judge.judge.verdicts import Verdict
 from research_judge.sessions.model import Session
-from research_judge.testing.long_sessions import make_session, truthful_reply
+from research_judge.testing.long_sessions import (
+    RELEVANT_MARK,
+    TruthfulJudge,
+    UnknownSession,
+    make_session,
+)
 
 SMALL = ModelLimits(context_window=16_000, max_output_tokens=8_192)
 
 
-def truthful(request: JudgeRequest) -> dict[str, Any]:
-    return truthful_reply(request.schema_name, request.messages[0].content)
+def judge(
+    limits: ModelLimits,
+    client: ScriptedClient | None = None,
+    *,
+    knows: Session | None = None,
+    settings: JudgeSettings | None = None,
+) -> Judge:
+    """A judge with ``client``, or by default the truthful judge of the session it ``knows``."""
+    truthful = TruthfulJudge([knows] if knows is not None else [])
+    return Judge(client or ScriptedClient(truthful), limits=limits, settings=settings)
 
 
-def judge(limits: ModelLimits, client: ScriptedClient | None = None) -> Judge:
-    return Judge(client or ScriptedClient(truthful), limits=limits)
-
-
-def one_call_judge() -> Judge:
+def one_call_judge(knows: Session | None = None) -> Judge:
     """A judge that takes these sessions in one counting call: a huge window, the cap raised."""
     settings = JudgeSettings(counting_max_tokens=32_768)
-    return Judge(ScriptedClient(truthful), limits=ModelLimits(1_000_000, 32_768), settings=settings)
+    return judge(ModelLimits(1_000_000, 32_768), knows=knows, settings=settings)
 
 
 def counting_requests(client: ScriptedClient) -> list[JudgeRequest]:
@@ -154,8 +165,8 @@ async def test_a_long_answer_with_a_small_output_limit_is_still_graded() -> None
         "answer": answer,
         "trajectory": [{"id": "r1", "content": "Fact 1 is 1007. " * 50}],
     }
-    j = judge(ModelLimits(32_000, 4_096))
-    result = await j.grade(Session.model_validate(raw))
+    session = Session.model_validate(raw)
+    result = await judge(ModelLimits(32_000, 4_096), knows=session).grade(session)
     assert result.error is None, result.error
     assert result.context is not None and result.context.references_judged == 1
 
@@ -210,7 +221,7 @@ def test_a_reference_larger_than_a_call_is_cut_into_parts_that_cover_it() -> Non
 async def test_a_split_session_gets_the_ratios_of_its_known_truth(refs: int, chars: int) -> None:
     built = make_session("s", refs, chars, fact_at=0.8)
     session = Session.model_validate(built.session)
-    client = ScriptedClient(truthful)
+    client = ScriptedClient(TruthfulJudge([session]))
     result = await judge(SMALL, client).grade(session)
     assert result.error is None, result.error
     assert result.ratios is not None and result.ratios == built.truth
@@ -219,6 +230,8 @@ async def test_a_split_session_gets_the_ratios_of_its_known_truth(refs: int, cha
     assert result.context.counting_calls > 1
     assert result.context.references_judged == refs
     assert result.context.not_judged == 0
+    # Every quote is text of the session, parts included.
+    assert [v for v in result.verdicts if not v.evidence_verified] == []
     # Every claim id of the first call comes back once; every reference has both checks once.
     checks = [(v.id, v.check) for v in result.verdicts]
     assert (
@@ -228,11 +241,44 @@ async def test_a_split_session_gets_the_ratios_of_its_known_truth(refs: int, cha
     )
 
 
+async def test_the_truthful_judge_answers_a_part_from_what_the_part_shows() -> None:
+    # One reference of 120,000 characters, the relevance mark near its end: cut into parts, only
+    # the part holding the mark is relevant, and every quote is text of the part it judges.
+    session = Session.model_validate(make_session("s", 1, 120_000, fact_at=0.9).session)
+    truthful = TruthfulJudge([session])
+    client = ScriptedClient(truthful)
+    result = await judge(SMALL, client).grade(session)
+    assert result.error is None and result.ratios is not None and result.ratios.relevance == 1
+    content = session.trajectory[0].content
+    answers = []
+    for request in counting_requests(client):
+        assert request.material is not None
+        [(ref_id, start, end)] = request.material.parts
+        assert ref_id == "r1"
+        part = " ".join(content[start:end].split())
+        [relevant] = [v for v in truthful(request)["verdicts"] if v["check"] == "relevant"]
+        assert (relevant["answer"] == "yes") == (RELEVANT_MARK in part)
+        assert relevant["evidence"] in part
+        answers.append(relevant["answer"])
+    assert answers.count("yes") == 1 and len(answers) > 2
+
+
+def test_the_truthful_judge_refuses_requests_it_cannot_answer_truthfully() -> None:
+    truthful = TruthfulJudge([make_session("s", 2, 100)])
+    known = JudgeRequest("counting", "", (), "counting_verdicts", {}, session_id="s")
+    with pytest.raises(MaterialMissing):
+        truthful(known)
+    with pytest.raises(UnknownSession, match="'other'"):
+        truthful(replace(known, session_id="other", material=Material(("r1",))))
+    with pytest.raises(UnknownSession, match="'r9'"):
+        truthful(replace(known, material=Material(("r9",))))
+
+
 async def test_split_and_one_call_give_the_same_ratios() -> None:
     built = make_session("s", 30, 3000)
     session = Session.model_validate(built.session)
-    one = await one_call_judge().grade(session)
-    split = await judge(SMALL).grade(session)
+    one = await one_call_judge(knows=session).grade(session)
+    split = await judge(SMALL, knows=session).grade(session)
     assert one.context is not None and one.context.counting_calls == 1
     assert split.context is not None and split.context.counting_calls > 1
     assert one.ratios == split.ratios
@@ -249,6 +295,7 @@ def ratios_tuple(r: Any) -> tuple[Any, ...]:
 async def test_a_context_error_replans_smaller_instead_of_failing() -> None:
     built = make_session("s", 20, 2000)
     session = Session.model_validate(built.session)
+    truthful = TruthfulJudge([session])
     refused = 0
 
     def small_window(request: JudgeRequest) -> Any:
@@ -276,6 +323,7 @@ def assert_no_pack_sent_twice(client: ScriptedClient) -> None:
 async def test_a_cut_reply_replans_with_smaller_packs_not_the_same_one() -> None:
     built = make_session("s", 16, 500)
     session = Session.model_validate(built.session)
+    truthful = TruthfulJudge([session])
     sizes: list[int] = []
 
     def short_replies(request: JudgeRequest) -> Any:
@@ -354,11 +402,12 @@ async def test_context_errors_are_not_retried_as_transient() -> None:
 async def test_a_pack_that_keeps_failing_is_recorded_as_not_judged() -> None:
     built = make_session("s", 24, 2000)
     session = Session.model_validate(built.session)
+    truthful = TruthfulJudge([session])
 
     def broken_later_packs(request: JudgeRequest) -> Any:
-        text = request.messages[0].content
-        if request.call == "counting" and "<<claims" in text and 'id="r20"' in text:
-            return "not json"
+        shown = request.material
+        if shown is not None and shown.claims is not None and "r20" in shown.reference_ids:
+            return "not json"  # every later call showing r20 (the first call fixes the claims)
         return truthful(request)
 
     result = await judge(SMALL, ScriptedClient(broken_later_packs)).grade(session)
@@ -394,7 +443,7 @@ async def test_a_missing_pack_prompt_is_a_clear_configuration_error(tmp_path: Pa
     for name in ("counting_pack.system.j2", "counting_pack.user.j2"):
         (folder / name).unlink()
     session = Session.model_validate(make_session("s", 40, 2000).session)
-    j = Judge(ScriptedClient(truthful), prompts=PromptSet(folder), limits=SMALL)
+    j = Judge(ScriptedClient(TruthfulJudge([session])), prompts=PromptSet(folder), limits=SMALL)
     with pytest.raises(ConfigError, match="counting_pack"):
         await j.grade(session)
 
@@ -490,7 +539,8 @@ async def test_context_diagnostics_describe_the_trajectory() -> None:
             {"id": "r4", "url": None, "content": "b" * 40},
         ],
     }
-    result = await judge(ModelLimits(128_000, 16_384)).grade(Session.model_validate(raw))
+    session = Session.model_validate(raw)
+    result = await judge(ModelLimits(128_000, 16_384), knows=session).grade(session)
     ctx = result.context
     assert ctx is not None
     sizes = [
@@ -531,7 +581,7 @@ async def test_repeated_samples_of_a_split_session_are_asked_apart() -> None:
     from research_judge.judge.repeats import RepeatingJudge
 
     session = Session.model_validate(make_session("s", 40, 2000).session)
-    client = ScriptedClient(truthful)
+    client = ScriptedClient(TruthfulJudge([session]))
     judge_k = RepeatingJudge(client, repeats=2, limits=SMALL)
     result = await judge_k.grade(session)
     assert result.error is None
@@ -559,9 +609,10 @@ async def test_a_lone_reference_whose_reply_is_still_cut_is_not_cut_up_endlessly
     raw = make_session("s", 12, 3000).session
     raw["trajectory"][8]["content"] *= 30  # r9: about 90,000 characters, more than one call
     session = Session.model_validate(raw)
+    truthful = TruthfulJudge([session])
 
     def cut_r9(request: JudgeRequest) -> Any:
-        if request.call == "counting" and 'id="r9"' in request.messages[0].content:
+        if request.material is not None and "r9" in request.material.reference_ids:
             return OutputTruncated("reply truncated at max_output_tokens")
         return truthful(request)
 
@@ -572,15 +623,16 @@ async def test_a_lone_reference_whose_reply_is_still_cut_is_not_cut_up_endlessly
     # r9 is planned in parts; a part whose reply is cut is not cut up further (its reply would
     # not shrink), so each part costs one call instead of a cascade of halvings.
     import itertools
-    import re
 
     ranges = [
-        tuple(int(n.replace(",", "")) for n in found)
+        (start, end)
         for r in counting_requests(client)
-        for found in re.findall(r"\[characters ([\d,]+)-([\d,]+) of", r.messages[0].content)
+        if r.material is not None
+        for ref_id, start, end in r.material.parts
+        if ref_id == "r9"
     ]
     # The planned parts, each shown (in packs halved down to it) but never cut up further.
     parts = sorted(set(ranges))
     assert len(parts) >= 2
-    assert all(a[1] < b[0] for a, b in itertools.pairwise(parts))
+    assert all(a[1] <= b[0] for a, b in itertools.pairwise(parts))
     assert_no_pack_sent_twice(client)

@@ -11,11 +11,12 @@ import pytest
 
 from research_judge.cli import main
 from research_judge.clients.base import JudgeRequest, Message
+from research_judge.clients.material import MATERIAL_HEADER, decode_material
 from research_judge.clients.openai import OpenAIClient
 from research_judge.errors import ContextLengthError, OutputTruncated
 from research_judge.results.model import read_results
 from research_judge.testing.fake_openai import FakeOpenAIServer
-from research_judge.testing.long_sessions import make_session, openai_body_reply
+from research_judge.testing.long_sessions import TruthfulJudge, make_session
 
 BENCH_DIR = Path(__file__).resolve().parents[1] / "benchmarks"
 
@@ -56,16 +57,19 @@ def grade(
     return code, read_results(out)
 
 
+SEND_MATERIAL = "--send-material"  # the truthful judge answers from the material header
+
+
 def test_a_window_smaller_than_believed_is_replanned_from_the_providers_refusals(
     tmp_path: Path,
 ) -> None:
     first, second = make_session("s-1", 40, 1500), make_session("s-2", 40, 1500)
     # The judge is told 32k; the server holds 12k: its 400s make the judge plan smaller, and
     # the window it states is kept for the calls after it.
-    with FakeOpenAIServer(openai_body_reply, context_window=12_000) as srv:
+    with FakeOpenAIServer(TruthfulJudge([first, second]), context_window=12_000) as srv:
         code, results = grade(
             tmp_path, [first.session, second.session], srv, "--context-window", "32000",
-            "--concurrency", "1",
+            "--concurrency", "1", SEND_MATERIAL,
         )  # fmt: skip
     assert code == 0, [r.error for r in results]
     refused = [r for r in srv.requests if r.status == 400]
@@ -101,15 +105,21 @@ def test_summary_counts_what_was_not_judged(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     built = make_session("s-big", 30, 1500)
+    truthful = TruthfulJudge([built])
 
-    def broken(body: dict) -> str:
-        prompt = body["messages"][1]["content"]
-        if "<<claims" in prompt and 'id="r25"' in prompt:
-            return "not json"
-        return openai_body_reply(body)
+    class Broken:
+        """Invalid output for every later call (claims fixed) that shows r25."""
 
-    with FakeOpenAIServer(broken) as srv:
-        code, [result] = grade(tmp_path, [built.session], srv, "--context-window", "12000")
+        def respond(self, body: dict, headers: dict[str, str]) -> str:
+            _, _, shown = decode_material(headers[MATERIAL_HEADER.lower()])
+            if shown.claims is not None and "r25" in shown.reference_ids:
+                return "not json"
+            return truthful.respond(body, headers)
+
+    with FakeOpenAIServer(Broken()) as srv:
+        code, [result] = grade(
+            tmp_path, [built.session], srv, "--context-window", "12000", SEND_MATERIAL
+        )
     assert code == 0 and result.context is not None and result.context.not_judged > 0
     out = capsys.readouterr().out
     assert "not judged" in out and "context" in out
@@ -134,7 +144,7 @@ def test_the_python_api_takes_a_context_window(tmp_path: Path) -> None:
     import research_judge
 
     built = make_session("s-big", 30, 1500)
-    with FakeOpenAIServer(openai_body_reply, context_window=12_000) as srv:
+    with FakeOpenAIServer(TruthfulJudge([built]), context_window=12_000) as srv:
         [result] = research_judge.grade(
             [built.session],
             model="gpt-4o",
@@ -142,6 +152,7 @@ def test_the_python_api_takes_a_context_window(tmp_path: Path) -> None:
             api_key="sk-test",
             cache=False,
             context_window=12_000,
+            send_material=True,
         )
     assert srv.stats.refused_context == 0
     assert result.ratios == built.truth

@@ -4,6 +4,7 @@ and compare (tokens pulled per session, beside the criteria, never flagged)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from research_judge.clients import ScriptedClient
@@ -16,25 +17,24 @@ from research_judge.report.data import build_report
 from research_judge.report.render import render_html, render_markdown
 from research_judge.results.model import Result
 from research_judge.sessions.model import Session
-from research_judge.testing.long_sessions import make_session, truthful_reply
+from research_judge.testing.long_sessions import TruthfulJudge, make_session
 
 LIMITS = ModelLimits(16_000, 8_192)
 
 
-def truthful(request: JudgeRequest) -> dict[str, Any]:
-    return truthful_reply(request.schema_name, request.messages[0].content)
-
-
 async def graded(
-    sizes: list[tuple[str, int, int]], client: ScriptedClient | None = None
+    sizes: list[tuple[str, int, int]], fails: Callable[[JudgeRequest], bool] | None = None
 ) -> list[Result]:
-    judge = Judge(client or ScriptedClient(truthful), limits=LIMITS)
-    out = []
-    for sid, refs, chars in sizes:
-        out.append(
-            await judge.grade(Session.model_validate(make_session(sid, refs, chars).session))
-        )
-    return out
+    """The sessions of ``sizes`` graded by the truthful judge, which answers "not json" to the
+    requests ``fails`` picks."""
+    sessions = [Session.model_validate(make_session(*size).session) for size in sizes]
+    truthful = TruthfulJudge(sessions)
+
+    def respond(request: JudgeRequest) -> Any:
+        return "not json" if fails is not None and fails(request) else truthful(request)
+
+    judge = Judge(ScriptedClient(respond), limits=LIMITS)
+    return [await judge.grade(session) for session in sessions]
 
 
 async def test_the_report_plots_size_against_utilization_and_lists_the_heaviest() -> None:
@@ -52,13 +52,11 @@ async def test_the_report_plots_size_against_utilization_and_lists_the_heaviest(
 
 
 async def test_the_report_counts_what_was_not_judged() -> None:
-    def broken(request: JudgeRequest) -> Any:
-        text = request.messages[0].content
-        if "<<claims" in text and 'id="r30"' in text:
-            return "not json"
-        return truthful(request)
+    def later_call_with_r30(request: JudgeRequest) -> bool:
+        shown = request.material
+        return shown is not None and shown.claims is not None and "r30" in shown.reference_ids
 
-    results = await graded([("big", 40, 2000)], ScriptedClient(broken))
+    results = await graded([("big", 40, 2000)], later_call_with_r30)
     data = build_report(results)
     assert data.context is not None and data.context.not_judged_references > 0
     assert any(line.startswith("not judged:") for line in data.problems)

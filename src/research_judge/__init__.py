@@ -57,6 +57,7 @@ _EXPORTS = {
     "JudgeError": "errors",
     "ApiError": "errors",
     "InvalidSessionsError": "errors",
+    "MaxCostReached": "errors",
 }
 
 # Spelled out for linters and readers; a test checks it matches _EXPORTS.
@@ -70,6 +71,7 @@ __all__ = [
     "JudgeRequest",
     "JudgeResponse",
     "JudgeSettings",
+    "MaxCostReached",
     "PromptSet",
     "RecordingClient",
     "Reference",
@@ -134,7 +136,14 @@ if TYPE_CHECKING:
     from .clients.chain import ClientSettings, build_client
     from .compare import compare_runs
     from .engine import RunOptions, Selection, grade_file
-    from .errors import ApiError, InvalidSessionsError, JudgeError, ResearchJudgeError, UserError
+    from .errors import (
+        ApiError,
+        InvalidSessionsError,
+        JudgeError,
+        MaxCostReached,
+        ResearchJudgeError,
+        UserError,
+    )
     from .judge.grader import Judge
     from .judge.policy import VerdictPolicy, load_policy
     from .judge.prompts import PromptSet

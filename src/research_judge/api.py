@@ -26,17 +26,19 @@ from pydantic import ValidationError
 from ._validation import describe_validation_error
 from .clients.chain import ClientSettings, build_client
 from .compare import DEFAULT_CRITICAL_THRESHOLD, DEFAULT_THRESHOLD
+from .cost.estimate import Budget, Estimator
 from .cost.prices import PriceTable
 from .cost.windows import WindowTable
 from .engine.progress import Progress
 from .engine.run import RunOptions, grade_sessions
-from .errors import InputFileError, InvalidSessionsError, UserError
+from .errors import InputFileError, InvalidSessionsError, MaxCostReached, UserError
 from .judge.build import build_judge
 from .judge.policy import VerdictPolicy, load_policy
 from .judge.settings import DEFAULT_REPEATS, JudgeSettings
 from .report import DEFAULT_WORST
 from .results.model import Result, read_results
 from .results.sink import ResultsList
+from .safety import check_finite
 from .sessions.model import Session, iter_sessions
 from .sessions.store import open_store
 from .stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
@@ -76,9 +78,15 @@ async def agrade(
     replay: PathLike | None = _C.replay,
     token_field: str | None = _C.token_field,
     send_material: bool = _C.send_material,
+    batch: bool = _C.batch,
+    batch_poll: float = _C.batch_poll,
+    batch_dir: PathLike | None = _C.batch_dir,
     max_attempts: int = _J.max_attempts,
     temperature: float | None = _J.temperature,
     strict_evidence: bool = _J.strict_evidence,
+    counting_max_tokens: int = _J.counting_max_tokens,
+    scoring_max_tokens: int = _J.scoring_max_tokens,
+    max_cost: float | None = None,
     repeats: int = DEFAULT_REPEATS,
     prompts: PathLike | None = None,
     policy: VerdictPolicy | PathLike | None = None,
@@ -98,6 +106,18 @@ async def agrade(
     ``repeats`` K samples of every call, combined, as ``--repeats``). ``progress`` prints the
     CLI's progress line on stderr. ``store`` (a folder or ``s3://bucket/prefix``) is where
     references with ``content_ref`` are read from, as ``grade --store``.
+    ``counting_max_tokens`` / ``scoring_max_tokens`` are the output allowances of the two calls
+    (``--counting-max-tokens`` / ``--scoring-max-tokens``).
+
+    ``batch=True`` sends every call through the provider's batch API at batch prices, as
+    ``grade --batch``; ``batch_dir`` (required with it) is the folder its batches are recorded
+    in (the CLI's ``RESULTS.jsonl.batches/``): a call with the same folder picks up batches still
+    out instead of sending them again. ``batch_poll`` is ``--batch-poll``.
+
+    ``max_cost`` (USD) stops sending new sessions before spend plus the estimates of those in
+    flight would pass it, as ``grade --max-cost``; the model needs a price. When it stops the
+    run, ``MaxCostReached`` is raised with ``.results``: the sessions graded, in input order
+    (what the CLI's results file holds), and ``.not_sent``.
 
     A provider that stays down raises ``ProviderDownError``; a prompt template that cannot
     render a session raises ``ConfigError``. Every other failure is one session's ``error``.
@@ -119,12 +139,22 @@ async def agrade(
         replay=_path(replay),
         token_field=token_field,
         send_material=send_material,
+        batch=batch,
+        batch_poll=batch_poll,
+        batch_dir=_path(batch_dir),
     )
     judge_settings = JudgeSettings(
-        max_attempts=max_attempts, temperature=temperature, strict_evidence=strict_evidence
+        max_attempts=max_attempts,
+        temperature=temperature,
+        strict_evidence=strict_evidence,
+        counting_max_tokens=counting_max_tokens,
+        scoring_max_tokens=scoring_max_tokens,
     )
+    check_finite("max_cost", max_cost)
     chosen_policy = policy if isinstance(policy, VerdictPolicy) else load_policy(_path(policy))
     table = prices if isinstance(prices, PriceTable) else PriceTable.load(_path(prices))
+    if batch:
+        table = table.for_batch()  # every result's cost and the max_cost estimates
     sink = ResultsList()
     content_store = open_store(store) if store is not None else None
     client = build_client(settings)
@@ -139,17 +169,21 @@ async def agrade(
             repeats=repeats,
             limits=windows.limits_for(model, context_window),
         )
+        budget = Budget(max_cost, Estimator(judge, table)) if max_cost is not None else None
         shown = Progress(len(items), stream=sys.stderr) if progress else None
-        await grade_sessions(
+        stats = await grade_sessions(
             items,
             sink,
             judge,
-            RunOptions(concurrency=concurrency),
+            RunOptions.for_client(settings),
             progress=shown,
+            budget=budget,
             store=content_store,
         )
     finally:
         await client.aclose()
+    if max_cost is not None and stats.stopped == "budget":
+        raise MaxCostReached(max_cost, sink.results, stats.not_sent)
     return sink.results
 
 

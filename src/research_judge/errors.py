@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .clients.base import Usage
+    from .results.model import Result
 
 
 class ExitCode(IntEnum):
@@ -178,6 +179,24 @@ class RateLimitError(TransientApiError):
 
 class ProviderDownError(ApiError):
     """Requests kept failing for long enough that carrying on would only burn time."""
+
+
+class MaxCostReached(ResearchJudgeError):
+    """The Python API's ``max_cost`` stopped the run before every session was sent (the CLI's
+    ``--max-cost`` exit 4). ``results`` holds the sessions graded, in input order, as the CLI's
+    results file would; ``not_sent`` counts the rest."""
+
+    exit_code = ExitCode.STOPPED
+
+    def __init__(self, max_cost: float, results: list[Result], not_sent: int) -> None:
+        self.max_cost = max_cost
+        self.results = results
+        self.not_sent = not_sent
+        super().__init__(
+            f"max_cost ${max_cost:g} reached: {len(results)} session(s) graded (in .results), "
+            f"{not_sent} not sent. Raise max_cost and call again: with the response cache on "
+            "(cache=True, the default) the sessions already graded cost nothing the second time."
+        )
 
 
 class InvalidSessionsError(UserError):

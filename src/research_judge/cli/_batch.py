@@ -1,4 +1,5 @@
-"""``grade --batch`` in the CLI: sessions in flight, the resume hint, the closing line."""
+"""``grade --batch`` in the CLI: the resume hint and the closing line (sessions in flight:
+``engine.run.RunOptions.for_client``)."""
 
 from __future__ import annotations
 
@@ -8,16 +9,11 @@ from ..clients.chain import layers
 from ..engine.batch_progress import BatchProgress, format_batches
 
 __all__ = [
-    "BATCH_SESSIONS_IN_FLIGHT",
     "BatchProgress",
     "batch_counters",
     "batch_summary",
     "resume_hint",
 ]
-
-BATCH_SESSIONS_IN_FLIGHT = 50_000
-"""Sessions graded at once in batch mode: up to 100,000 requests per round, one Anthropic batch
-or two OpenAI ones. Later sessions go into later rounds."""
 
 
 def batch_counters(client: JudgeClient) -> BatchCounters | None:

@@ -43,7 +43,6 @@ from ..results.summary import Summary, format_summary, summarize
 from ..safety import check_distinct, check_finite, check_output_target
 from ..sessions.store import open_store, resolve_session
 from ._batch import (
-    BATCH_SESSIONS_IN_FLIGHT,
     BatchProgress,
     batch_counters,
     batch_summary,
@@ -200,12 +199,8 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
                 args.sessions,
                 args.out,
                 judge,
-                RunOptions(
-                    # In batch mode a session waits for its batch, not for a connection.
-                    concurrency=BATCH_SESSIONS_IN_FLIGHT if batch else args.concurrency,
-                    retry_errors=args.retry_errors,
-                    selection=selection,
-                    window=BATCH_SESSIONS_IN_FLIGHT if batch else None,
+                RunOptions.for_client(
+                    settings, retry_errors=args.retry_errors, selection=selection
                 ),
                 progress=progress,
                 budget=budget,

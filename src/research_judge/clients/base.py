@@ -30,10 +30,23 @@ class Material:
     calls lists the first call's claims), else None (the judge finds the claims). Fake and
     scripted judges answer from this instead of reading the prompt back; real judges never see
     it, and it is not part of the request's key, so recordings and the cache ignore it.
+
+    ``parts`` names the references shown only in part (a reference too big for one call is
+    cut): (reference id, start, end), the character range ``[start, end)`` of its content the
+    prompt shows. A reference not listed is shown whole.
     """
 
     reference_ids: tuple[str, ...] = ()
     claims: tuple[tuple[str, str], ...] | None = None  # (claim id, claim text) when fixed
+    parts: tuple[tuple[str, int, int], ...] = ()
+
+    def shown(self, ref_id: str, content: str) -> str:
+        """The text of reference ``ref_id`` (whose whole content is ``content``) this request
+        shows: its part when it is cut, else all of it."""
+        for part_id, start, end in self.parts:
+            if part_id == ref_id:
+                return content[start:end]
+        return content
 
 
 @dataclass(frozen=True)

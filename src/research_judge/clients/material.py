@@ -28,6 +28,7 @@ def encode_material(request: JudgeRequest) -> str:
             "session_id": request.session_id,
             "reference_ids": list(material.reference_ids),
             "claims": None if material.claims is None else [list(c) for c in material.claims],
+            "parts": [list(p) for p in material.parts],
         },
         ensure_ascii=True,
         separators=(",", ":"),
@@ -45,7 +46,14 @@ def decode_material(value: str) -> tuple[CallKind, str, Material]:
         if call not in ("counting", "scoring") or not isinstance(data["reference_ids"], list):
             raise ValueError("unknown call kind or reference ids not a list")
         fixed = None if claims is None else tuple((str(i), str(t)) for i, t in claims)
-        material = Material(ids, fixed)
+        parts = tuple((str(i), _offset(s), _offset(e)) for i, s, e in data.get("parts", []))
+        material = Material(ids, fixed, parts)
     except (ValueError, KeyError, TypeError) as exc:
         raise MaterialMissing(f"unreadable {MATERIAL_HEADER} header: {exc}") from None
     return call, session_id, material
+
+
+def _offset(value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ValueError(f"a part's character offset must be a whole number >= 0, not {value!r}")
+    return value

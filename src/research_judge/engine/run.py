@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..clients.base import JudgeRequest
 from ..clients.settings import ClientSettings
@@ -36,12 +37,27 @@ from .select import Selection, selected_sessions
 FirstRequests = tuple[JudgeRequest, JudgeRequest]
 
 
+BATCH_SESSIONS_IN_FLIGHT = 50_000
+"""Sessions graded at once in batch mode: up to 100,000 requests per round, one Anthropic batch
+or two OpenAI ones. Later sessions go into later rounds."""
+
+
 @dataclass(frozen=True)
 class RunOptions:
     concurrency: int = ClientSettings.concurrency  # one setting: sessions and requests in flight
     retry_errors: bool = False
     selection: Selection = field(default_factory=Selection)
     window: int | None = None  # reorder buffer; default 4 x concurrency, at least 64
+
+    @classmethod
+    def for_client(cls, settings: ClientSettings, **options: Any) -> RunOptions:
+        """The options for a chain built from ``settings`` (the CLI's and the Python API's):
+        in batch mode a session waits for its batch, not for a connection, so a whole round is
+        in flight at once."""
+        if settings.batch:
+            in_flight = BATCH_SESSIONS_IN_FLIGHT
+            return cls(concurrency=in_flight, window=in_flight, **options)
+        return cls(concurrency=settings.concurrency, **options)
 
 
 @dataclass

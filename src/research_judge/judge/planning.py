@@ -514,6 +514,7 @@ class Planner:
             material=Material(
                 tuple(dict.fromkeys(p.ref_id for p in pieces)),
                 None if claims is None else tuple((c.id, c.text) for c in claims),
+                tuple((p.ref_id, p.start, p.end) for p in pieces if not p.whole),
             ),
         )
 

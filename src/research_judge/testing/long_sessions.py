@@ -1,10 +1,15 @@
 """Sessions of any size with a known truth, and a judge that answers them truthfully.
 
 For tests and benchmarks of long-session grading (``benchmarks/bench_long_sessions.py``): the
-sessions are generated in code (never stored), and ``truthful_reply`` answers a rendered
-counting or scoring prompt from what the prompt shows, so a judge built on it gets every verdict
-right whatever packs, parts or order the planner chose. Ratios graded through it must equal
-``LongSession.truth``.
+sessions are generated in code (never stored), and ``TruthfulJudge`` answers each counting call
+from what that call shows, so it gets every verdict right whatever packs, parts or order the
+planner chose. Ratios graded through it must equal ``LongSession.truth``.
+
+It never reads the prompt: it knows the sessions it was built with, and a request's material
+(``clients.base.Material``: the reference ids, the part of each cut reference, the fixed claim
+list) says which of their text the call shows. So it keeps working with reworded prompt
+templates (``--prompts``). In-process it is a ``ScriptedClient`` responder; behind the fake
+server it answers from the material header (``grade --send-material``).
 
 The construction: reference ``rK`` is relevant when its content carries ``RELEVANT_MARK``; it is
 used when the answer cites ``[rK]``; claim ``cN`` is the answer's N-th line, grounded when some
@@ -13,12 +18,16 @@ reference's content holds the line's fact sentence.
 
 from __future__ import annotations
 
+import json
 import random
-import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from research_judge.clients.base import CallKind, JudgeRequest, Material
+from research_judge.clients.material import MATERIAL_HEADER, MaterialMissing, decode_material
 from research_judge.results.model import Ratios
+from research_judge.sessions.model import Session
 
 RELEVANT_MARK = "This page bears directly on winter range."
 _WORDS = [
@@ -114,50 +123,95 @@ def make_session(
 
 # --- the truthful judge --------------------------------------------------------------------
 
-_NONCE = re.compile(r"<<question (\S+)>>")
+
+class UnknownSession(ValueError):
+    """A request for a session the truthful judge was not built with (the fake server answers
+    it with HTTP 400)."""
 
 
-def truthful_reply(schema_name: str, prompt: str) -> dict[str, Any]:
-    """The correct reply to one rendered request (its user message)."""
-    if schema_name != "counting_verdicts":
-        return {
-            "scores": [
-                {
-                    "criterion": c,
-                    "reasoning": "tally: 0 padded sentences",
-                    "evidence": "Fact",
-                    "score": 3,
-                }
-                for c in ("effectiveness", "fluff", "structure")
-            ]
-        }
-    found = _NONCE.search(prompt)
-    nonce = found.group(1) if found else ""
-    answer = _between(prompt, f"<<answer {nonce}>>\n", f"\n<</answer {nonce}>>")
-    tag = re.escape(nonce)
-    pattern = rf'<<reference id="([^"]*)" {tag}>>\n(.*?)\n<</reference id="\1" {tag}>>'
-    refs = re.findall(pattern, prompt, re.DOTALL)
-    contents = {rid: body.split("content:\n", 1)[-1] for rid, body in refs}
-    if f"<<claims {nonce}>>" in prompt:
-        listed = _between(prompt, f"<<claims {nonce}>>\n", f"<</claims {nonce}>>")
-        claims = [tuple(line.split(": ", 1)) for line in listed.splitlines() if ": " in line]
-    else:
-        claims = [(f"c{i}", line) for i, line in enumerate(answer.splitlines(), start=1) if line]
-    verdicts: list[dict[str, Any]] = []
-    for rid, content in contents.items():
-        relevant = RELEVANT_MARK in content
-        verdicts.append(
-            _verdict(rid, "relevant", relevant, RELEVANT_MARK if relevant else content[:40])
-        )
-        cited = next((line for line in answer.splitlines() if f"[{rid}]" in line), None)
-        verdicts.append(_verdict(rid, "used", cited is not None, cited or content[:40]))
-    for cid, text in claims:
-        fact = text.split(" [", 1)[0] + "."
-        source = next((rid for rid, content in contents.items() if fact in content), None)
-        verdict = _verdict(cid, "grounded", source is not None, fact[:-1] if source else text)
-        verdict.update(claim=text, source=source)
-        verdicts.append(verdict)
-    return {"verdicts": verdicts}
+class TruthfulJudge:
+    """The correct judge for the sessions it is built with, answering from each request's
+    material, never from its prompt.
+
+    ``ScriptedClient(TruthfulJudge(sessions))`` in process; ``FakeOpenAIServer(TruthfulJudge(
+    sessions))`` over HTTP, with the client sending the material (``--send-material``).
+    """
+
+    def __init__(self, sessions: Iterable[LongSession | Session | Mapping[str, Any]]) -> None:
+        self.sessions: dict[str, Session] = {}
+        for item in sessions:
+            raw = item.session if isinstance(item, LongSession) else item
+            session = raw if isinstance(raw, Session) else Session.model_validate(raw)
+            self.sessions[session.id] = session
+
+    def __call__(self, request: JudgeRequest) -> dict[str, Any]:
+        """The ``ScriptedClient`` responder."""
+        if request.material is None:
+            raise MaterialMissing(
+                f"request for session {request.session_id!r} ({request.call}) carries no material"
+            )
+        return self.reply(request.call, request.session_id, request.material)
+
+    def respond(self, body: Mapping[str, Any], headers: Mapping[str, str]) -> str:
+        """The fake server's responder: the material comes in the header."""
+        value = headers.get(MATERIAL_HEADER.lower())
+        if value is None:
+            raise MaterialMissing(
+                f"the truthful judge answers from the {MATERIAL_HEADER} header, which the "
+                "request lacks: grade with --send-material"
+            )
+        return json.dumps(self.reply(*decode_material(value)))
+
+    def reply(self, call: CallKind, session_id: str, material: Material) -> dict[str, Any]:
+        """The correct wire reply to one call of session ``session_id`` showing ``material``."""
+        if call == "scoring":
+            return {
+                "scores": [
+                    {
+                        "criterion": c,
+                        "reasoning": "tally: 0 padded sentences",
+                        "evidence": "Fact",
+                        "score": 3,
+                    }
+                    for c in ("effectiveness", "fluff", "structure")
+                ]
+            }
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise UnknownSession(f"the truthful judge was not built with session {session_id!r}")
+        whole = {ref.id: ref.content for ref in session.trajectory}
+        unknown = [rid for rid in material.reference_ids if rid not in whole]
+        if unknown:
+            raise UnknownSession(f"session {session_id!r} has no reference {unknown[0]!r}")
+        contents = {rid: material.shown(rid, whole[rid]) for rid in material.reference_ids}
+        lines = session.answer.splitlines()
+        if material.claims is not None:
+            claims = list(material.claims)
+        else:  # the first call: the judge lists the claims, one per line of the answer
+            claims = [(f"c{i}", line) for i, line in enumerate(lines, start=1) if line]
+        verdicts: list[dict[str, Any]] = []
+        for rid, content in contents.items():
+            relevant = RELEVANT_MARK in content
+            opening = _opening(content)
+            verdicts.append(
+                _verdict(rid, "relevant", relevant, RELEVANT_MARK if relevant else opening)
+            )
+            cited = next((line for line in lines if f"[{rid}]" in line), None)
+            verdicts.append(_verdict(rid, "used", cited is not None, cited or opening))
+        for cid, text in claims:
+            fact = text.split(" [", 1)[0] + "."
+            source = next((rid for rid, content in contents.items() if fact in content), None)
+            verdict = _verdict(cid, "grounded", source is not None, fact[:-1] if source else text)
+            verdict.update(claim=text, source=source)
+            verdicts.append(verdict)
+        return {"verdicts": verdicts}
+
+
+def _opening(shown: str) -> str:
+    """The first words of the text shown, whole (a quote cut inside a word is not found in the
+    session by evidence verification)."""
+    words = shown.split()
+    return " ".join(words[:6])
 
 
 def _verdict(vid: str, check: str, yes: bool, evidence: str) -> dict[str, Any]:
@@ -169,25 +223,3 @@ def _verdict(vid: str, check: str, yes: bool, evidence: str) -> dict[str, Any]:
         "claim": None,
         "source": None,
     }
-
-
-def _between(text: str, start: str, end: str) -> str:
-    head = text.find(start)
-    if head < 0:
-        return ""
-    head += len(start)
-    tail = text.find(end, head)
-    return text[head:] if tail < 0 else text[head:tail]
-
-
-def openai_body_reply(body: dict[str, Any]) -> str:
-    """``truthful_reply`` for a Chat Completions body (the fake server's responder)."""
-    import json
-
-    messages = body.get("messages") or []
-    prompt = next((m["content"] for m in messages if m.get("role") == "user"), "")
-    fmt = body.get("response_format") or {}
-    name = (fmt.get("json_schema") or {}).get("name") or ""
-    if not name and body.get("tools"):
-        name = body["tools"][0]["function"]["name"]
-    return json.dumps(truthful_reply(name, prompt))
