@@ -303,3 +303,27 @@ def test_openinference_tool_call_with_no_tool_span_or_message_is_named(tmp_path:
         f"{log}: trace t-lost: tool call 'call_9' (web_fetch, agent lead) has no recorded result "
         "(no TOOL span or tool message with its id)"
     ]
+
+
+def test_openai_chat_a_function_call_followed_by_another_call_is_named(tmp_path: Path) -> None:
+    def asked(name: str) -> dict[str, Any]:
+        call = {"name": name, "arguments": "{}"}
+        return {"role": "assistant", "content": None, "function_call": call}
+
+    record = {
+        "id": "skipped",
+        "messages": [
+            {"role": "user", "content": "Q?"},
+            asked("first"),
+            asked("second"),
+            {"role": "function", "name": "second", "content": "r"},
+            {"role": "assistant", "content": "A."},
+        ],
+    }
+    log = write_jsonl(tmp_path / "l.jsonl", record)
+    sessions, errors = convert("openai-chat", tmp_path, log)
+    assert sessions == []
+    assert [str(e) for e in errors] == [
+        f"{log}:1: record 'skipped': messages[1]: function call (first) has no result "
+        "(no 'function' message after it)"
+    ]
