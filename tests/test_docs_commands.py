@@ -24,11 +24,7 @@ DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 SHELL_BLOCKS = ("", "bash", "sh", "shell", "console")
 ENDS_COMMAND = {"|", "||", "&&", "&", ";", ">", ">>", "2>", "2>&1"}
 PLACEHOLDERS = {"FORMAT": "openai-chat", "N": "1"}
-# In the README, whose text the lead edits: the fix is proposed in /work/handoff/h18-readme.md.
-KNOWN_IN_README = {
-    "research-judge grade runs/current.jsonl --out current.jsonl --sample 40 --max-cost 0.50 "
-    "--junit junit-grade.xml"
-}
+KNOWN_IN_README: set[str] = set()  # README commands allowed to fail the parser: none
 
 
 def shown_commands() -> list[tuple[str, str]]:
