@@ -139,3 +139,32 @@ def test_a_request_without_material_is_refused_with_the_flag_to_use() -> None:
     assert garbled.status_code == 400
     with pytest.raises(ValueError, match="no material"):
         fake_judge_reply(JudgeRequest("scoring", "s", (), "n", {}))
+
+
+async def test_a_long_claim_list_reaches_the_fake_server_in_its_header() -> None:
+    # Later counting calls carry the whole claim list in the header: 2,000 claims of a sentence
+    # each are about 200 KB, past asyncio's 64 KiB default read limit.
+    claims = tuple(
+        (f"c{i}", f"Claim number {i} states a fact of some length. " * 2) for i in range(2000)
+    )
+    material = Material(("r1", "r2"), claims)
+    request = JudgeRequest(
+        "counting",
+        "system",
+        (Message("user", "u"),),
+        "counting_verdicts",
+        {"type": "object"},
+        session_id="s-long",
+        material=material,
+    )
+    assert len(encode_material(request)) > 2**16
+    with FakeOpenAIServer(FakeJudge()) as server:
+        client = OpenAIClient(
+            "fake-judge", api_key="unused", base_url=server.base_url, send_material=True
+        )
+        try:
+            response = await client.complete(request)
+        finally:
+            await client.aclose()
+    verdicts = parse_counting(response.content, ["r1", "r2"])
+    assert [v.id for v in verdicts if v.check == "grounded"] == [c[0] for c in claims]

@@ -37,7 +37,16 @@ from typing import Any, Protocol, TypeAlias, runtime_checkable
 from research_judge.cost.tokens import estimate_tokens
 from research_judge.testing._server_thread import Closer, ServerThread
 
-_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests"}
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    404: "Not Found",
+    429: "Too Many Requests",
+    431: "Request Header Fields Too Large",
+}
+
+HEAD_LIMIT = 16 * 2**20
+"""The most a request's line and headers may hold, in bytes (the material header included)."""
 
 
 @dataclass(frozen=True)
@@ -144,9 +153,15 @@ class FakeOpenAIServer(ServerThread):
     # --- the server thread ---------------------------------------------------------------
 
     async def _open(self) -> tuple[int, Closer]:
-        # A deep backlog: a benchmark opens hundreds of connections at once.
+        # A deep backlog: a benchmark opens hundreds of connections at once. A high read limit:
+        # the material header of a later counting call carries the whole claim list (hundreds
+        # of KB for a long answer), past asyncio's 64 KiB default.
         server = await asyncio.start_server(
-            self._connection, "127.0.0.1", self._wanted_port, backlog=2048
+            self._connection,
+            "127.0.0.1",
+            self._wanted_port,
+            backlog=2048,
+            limit=HEAD_LIMIT,
         )
 
         async def close() -> None:
@@ -186,6 +201,11 @@ class FakeOpenAIServer(ServerThread):
             head = await reader.readuntil(b"\r\n\r\n")
         except asyncio.IncompleteReadError:
             return False  # clean close between requests
+        except asyncio.LimitOverrunError:
+            # Said, not a silent reset (which a client retries as a lost connection).
+            message = f"request headers over {HEAD_LIMIT:,} bytes"
+            await _write(writer, *_error(431, message), close=True)
+            return False
         request_line, *header_lines = head.decode("latin-1").rstrip("\r\n").split("\r\n")
         parts = request_line.split(" ")
         headers = {}
