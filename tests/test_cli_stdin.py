@@ -205,3 +205,40 @@ def test_a_report_of_results_from_stdin_does_not_date_the_run_by_the_pipe(
     stdin(results.read_bytes())
     assert main(["report", "-", "--html", str(page)]) == 0
     assert "written " not in page.read_text(encoding="utf-8")  # unknown, not "now"
+
+
+class Terminal(io.TextIOWrapper):
+    """Standard input left at a terminal: reading it would wait for typing that never comes."""
+
+    def __init__(self) -> None:
+        super().__init__(io.BytesIO(b""))
+
+    def isatty(self) -> bool:
+        return True
+
+    def read(self, *args: object) -> str:
+        raise AssertionError("read a terminal: the run would hang")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["grade", "-", "--out", "{tmp}/r.jsonl", "--model", "m"],
+        ["convert", "openai-chat", "-", "--out", "{tmp}/s.jsonl"],
+        ["compare", "-", "{tmp}/b.jsonl"],
+        ["validate", "-", "--labels", "{tmp}/l.csv"],
+    ],
+    ids=lambda argv: argv[0],
+)
+@pytest.mark.parametrize("console", ["terminal", "closed"])
+def test_dash_with_no_pipe_says_so_instead_of_waiting(
+    argv: list[str],
+    console: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setattr(sys, "stdin", Terminal() if console == "terminal" else None)
+    assert main([a.replace("{tmp}", str(tmp_path)) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert "standard input" in err and "pipe" in err and "Traceback" not in err

@@ -31,10 +31,19 @@ def spooled_stdin(name: str = "stdin.jsonl") -> Iterator[Path]:
     import shutil
     import tempfile
 
+    stream = sys.stdin
+    if stream is None or stream.isatty():
+        # A terminal would wait, without a word, for input typed until Ctrl-D; a closed stdin
+        # has nothing to read. Both are a command typed without its pipe.
+        where = "a terminal" if stream is not None else "closed"
+        raise ConfigError(
+            f"'-' reads standard input, which is {where}: pipe the data in "
+            "(`cat FILE | research-judge ... -`) or give a path instead of '-'"
+        )
     with tempfile.TemporaryDirectory(prefix="research-judge-stdin-") as folder:
         path = Path(folder) / name
         with path.open("wb") as handle:
-            shutil.copyfileobj(sys.stdin.buffer, handle)
+            shutil.copyfileobj(stream.buffer, handle)
         yield path
 
 
