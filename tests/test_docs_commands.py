@@ -35,11 +35,17 @@ def shown_commands() -> list[tuple[str, str]]:
             if lang not in SHELL_BLOCKS:
                 continue
             for line in re.sub(r"\\\n\s*", " ", block).splitlines():
-                words = line.strip().removeprefix("$ ").split()
-                line = " ".join(words)
-                # `research-judge grade: stopped: ...` is output shown in a block, not a command.
-                if len(words) > 1 and words[0] == "research-judge" and not words[1].endswith(":"):
-                    found.append((doc.relative_to(REPO).as_posix(), line))
+                # Each command of a pipeline or list: `convert ... --out - | research-judge
+                # grade - ...` shows two.
+                for command in re.split(r" (?:\|\||\||&&|;) ", line.strip().removeprefix("$ ")):
+                    words = command.split()
+                    # `research-judge grade: stopped: ...` is output shown in a block.
+                    if (
+                        len(words) > 1
+                        and words[0] == "research-judge"
+                        and not words[1].endswith(":")
+                    ):
+                        found.append((doc.relative_to(REPO).as_posix(), " ".join(words)))
     return found
 
 
