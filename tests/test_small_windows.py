@@ -215,3 +215,23 @@ def test_a_cap_below_one_token_is_a_usage_error_naming_the_flag(
     assert code == 2
     assert f"{flag} must be at least 1, got 0" in capsys.readouterr().err
     assert not (tmp_path / "r.jsonl").exists()
+
+
+def test_a_call_refused_for_a_window_it_then_learns_is_sent_again_resized(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The server's window (4,096) is smaller than the one assumed for an unknown model
+    # (128,000): the first counting call is refused, its error states the window, and the same
+    # call, sized for that window, fits. It is sent again rather than the session lost.
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    src = tmp_path / "s.jsonl"
+    src.write_text(json.dumps(shortest_fixtures(1)[0]) + "\n", encoding="utf-8")
+    out = tmp_path / "r.jsonl"
+    with FakeOpenAIServer(FakeJudge(), context_window=WINDOW, chars_per_token=3.0) as server:
+        code = main(["grade", str(src), "--out", str(out), "--model", "smollm2-135m",
+                     "--base-url", server.base_url, "--send-material", "--no-cache",
+                     "--quiet"])  # fmt: skip
+        refused = server.stats.refused_context
+    assert refused == 1
+    assert [r.error for r in read_results(out)] == [None]
+    assert code == 0

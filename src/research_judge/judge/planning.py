@@ -327,16 +327,26 @@ class Planner:
     def smaller(
         self, session: Session, pack: Pack, claims: Sequence[Claim] | None, *, cut: bool = False
     ) -> tuple[list[Pack], list[Piece], list[Piece]]:
-        """Re-plan a pack the provider refused or whose reply was cut: its pieces in two halves
-        (a lone piece cut in two), each half packed again under the current limits (which a
-        provider's error may have just lowered). Returns the packs to send, the pieces that fit
-        no call, and, for a first call, the pieces moved out of it to the later calls (its first
-        half keeps the first role). ``cut``: the reply was cut at its allowance; a lone piece's
-        reply (two verdicts and the claims') does not shrink with its text, so it is not cut up:
-        it fits no call."""
+        """Re-plan a pack the provider refused or whose reply was cut. After a refusal that
+        taught the planner a smaller window (``learn_window``), the same pack with the allowance
+        that window leaves, when that is smaller than the one refused. Otherwise its pieces in
+        two halves (a lone piece cut in two), each half packed again under the current limits
+        (which a provider's error may have just lowered). Returns the packs to send, the pieces
+        that fit no call, and, for a first call, the pieces moved out of it to the later calls
+        (its first half keeps the first role). ``cut``: the reply was cut at its allowance; a
+        lone piece's reply (two verdicts and the claims') does not shrink with its text, so it
+        is not cut up: it fits no call."""
         claim_load = (
             guessed_claim_tokens(session.answer) if claims is None else claim_tokens(claims)
         )
+        fixed = None if claims is None else tuple(claims)
+        if not cut:
+            # Refused for the window: if the provider's error taught a smaller one, the same
+            # call with a smaller allowance may now fit, as later calls planned for it do.
+            # Only a strictly smaller allowance, so a refusal that taught nothing cannot loop.
+            again = self._request(session, pack.pieces, fixed, claim_load)
+            if again is not None and again.max_output_tokens < pack.request.max_output_tokens:
+                return [replace(pack, request=again)], [], []
         pieces = list(pack.pieces)
         if len(pieces) > 1:
             halves = [pieces[: len(pieces) // 2], pieces[len(pieces) // 2 :]]
@@ -353,9 +363,8 @@ class Planner:
             return [head], unfit, moved
         out: list[Pack] = []
         unfit_all: list[Piece] = []
-        fixed = tuple(claims or ())
         for half in halves:
-            packs, unfit = self._pack(session, half, fixed, claim_load)
+            packs, unfit = self._pack(session, half, fixed or (), claim_load)
             out.extend(packs)
             unfit_all.extend(unfit)
         return out, unfit_all, []
