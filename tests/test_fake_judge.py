@@ -168,3 +168,18 @@ async def test_a_long_claim_list_reaches_the_fake_server_in_its_header() -> None
             await client.aclose()
     verdicts = parse_counting(response.content, ["r1", "r2"])
     assert [v.id for v in verdicts if v.check == "grounded"] == [c[0] for c in claims]
+
+
+def test_request_headers_over_the_servers_limit_get_431_saying_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import research_judge.testing.fake_openai as fake_openai
+
+    monkeypatch.setattr(fake_openai, "HEAD_LIMIT", 4096)
+    with FakeOpenAIServer(FakeJudge()) as server:
+        body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+        reply = httpx2.post(
+            f"{server.base_url}/chat/completions", json=body, headers={MATERIAL_HEADER: "x" * 8192}
+        )
+    assert reply.status_code == 431
+    assert "request headers over 4,096 bytes" in reply.json()["error"]["message"]

@@ -235,3 +235,29 @@ def test_a_call_refused_for_a_window_it_then_learns_is_sent_again_resized(
     assert refused == 1
     assert [r.error for r in read_results(out)] == [None]
     assert code == 0
+
+
+def test_a_scoring_call_refused_for_a_window_it_then_learns_is_sent_again_fitted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A scoring cap that fits the assumed window but not the server's: the refusal states the
+    # server's window, and the scoring call fitted to it is sent again (as a counting call is),
+    # rather than the session ending on an API error.
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    src = tmp_path / "s.jsonl"
+    src.write_text(json.dumps(shortest_fixtures(1)[0]) + "\n", encoding="utf-8")
+    out = tmp_path / "r.jsonl"
+    with FakeOpenAIServer(FakeJudge(), context_window=WINDOW, chars_per_token=3.0) as server:
+        code = main(["grade", str(src), "--out", str(out), "--model", "smollm2-135m",
+                     "--base-url", server.base_url, "--send-material", "--no-cache",
+                     "--quiet", "--scoring-max-tokens", "3900"])  # fmt: skip
+        refused = server.stats.refused_context
+        scoring_caps = [
+            r.body["max_tokens"]
+            for r in server.requests
+            if r.body["response_format"]["json_schema"]["name"] == "criterion_scores"
+        ]
+    assert refused == 2  # the first counting call and the first scoring call
+    assert scoring_caps[0] == 3900 and scoring_caps[-1] <= WINDOW // 2
+    assert [r.error for r in read_results(out)] == [None]
+    assert code == 0

@@ -217,9 +217,30 @@ class Judge:
         counted: _Outcome[list[Verdict]] = _Outcome()
         report, scored = await asyncio.gather(
             count(session, self.planner, plan, self._ask, counted, sample=counting_request.sample),
-            self._ask(scoring_request, parse_scoring),
+            self._score(scoring_request),
         )
         return self._assemble(session, counted, scored, report)
+
+    async def _score(self, request: JudgeRequest) -> _Outcome[dict[str, Score]]:
+        """The scoring call. Refused for a window the provider's error states, it is fitted to
+        that window and sent once more, when that means a smaller allowance (a counting call
+        is re-planned the same way)."""
+        out = await self._ask(request, parse_scoring)
+        if out.replan != "context" or out.error is None:
+            return out
+        self.planner.learn_window(out.error)  # unless the counting call already taught it
+        try:
+            fitted = self.planner.fit_scoring(request)
+        except Unplannable as exc:
+            return _failed(out, f"scoring call: {exc}", ErrorKind.CONTEXT)
+        if fitted.max_output_tokens >= request.max_output_tokens:
+            return out  # nothing learned: the refusal stands
+        again = await self._ask(fitted, parse_scoring)
+        again.usage += out.usage
+        again.billable += out.billable
+        again.calls += out.calls
+        again.cache_hits += out.cache_hits
+        return again
 
     async def _ask(
         self, request: JudgeRequest, parse: Callable[[str], T], *, replan: bool = False
@@ -243,8 +264,8 @@ class Judge:
                 continue
             except ContextLengthError as exc:
                 out.bill(exc.usage)
+                out.replan = "context"  # said even when not asked: the scoring call re-fits
                 if replan:
-                    out.replan = "context"
                     return _failed(out, f"{request.call} call: {exc}", ErrorKind.CONTEXT)
                 return _failed(out, f"{request.call} call: API error: {exc}", ErrorKind.API)
             except JudgeRefusal as exc:
