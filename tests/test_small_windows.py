@@ -21,6 +21,7 @@ from research_judge.clients import ScriptedClient
 from research_judge.clients.base import JudgeRequest
 from research_judge.cost.tokens import planning_request_tokens, planning_tokens
 from research_judge.cost.windows import ModelLimits, WindowTable
+from research_judge.errors import ExitCode
 from research_judge.judge.grader import Judge, JudgeSettings
 from research_judge.judge.planning import SCORING_REPLY_TOKENS, output_allowance
 from research_judge.judge.settings import MIN_SCORING_TOKENS
@@ -261,3 +262,22 @@ def test_a_scoring_call_refused_for_a_window_it_then_learns_is_sent_again_fitted
     assert scoring_caps[0] == 3900 and scoring_caps[-1] <= WINDOW // 2
     assert [r.error for r in read_results(out)] == [None]
     assert code == 0
+
+
+def test_a_first_call_cut_at_a_tiny_cap_says_which_flag_to_raise(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    src = tmp_path / "s.jsonl"
+    src.write_text(json.dumps(make_session("s", 2, 200).session) + "\n", encoding="utf-8")
+    out = tmp_path / "r.jsonl"
+    with FakeOpenAIServer(FakeJudge(), context_window=128_000) as server:  # cuts at the cap
+        code = main(["grade", str(src), "--out", str(out), "--model", "gpt-4o",
+                     "--base-url", server.base_url, "--send-material", "--no-cache",
+                     "--quiet", "--counting-max-tokens", "20"])  # fmt: skip
+        cut = server.stats.cut
+    assert code == ExitCode.JUDGE_FAILED and cut == 1
+    [result] = read_results(out)
+    assert result.error_kind == "context" and result.error is not None
+    assert "truncated at max_output_tokens" in result.error
+    assert "20 output tokens" in result.error and "--counting-max-tokens" in result.error

@@ -88,6 +88,13 @@ class _Run:
             self.session, pack, None, cut=out.replan == "cut"
         )
         if not smaller:
+            if out.replan == "cut":
+                # Nothing left to split: the allowance was too small for the reply.
+                out.error = (
+                    f"{out.error} (sent with {pack.request.max_output_tokens:,} output tokens, "
+                    f"the most --counting-max-tokens ({self.planner.counting_cap:,}) and the "
+                    "window allow: raise the cap, or judge with a larger window)"
+                )
             self.fatal = out
             return None, []
         self._fail(unfit, out.error or "")
