@@ -168,3 +168,17 @@ def test_batch_benchmark_grades_every_session_through_the_fake_batch_api(tmp_pat
     by_name = {f.name: f for f in figures}
     assert by_name["graded without error"].value == "20/20"
     assert by_name["batches / lines"].value == "1 / 40"
+
+
+def test_startup_benchmark_measures_each_light_verb(tmp_path: Path) -> None:
+    figures = bench("bench_startup").run(tmp_path, repeats=1)
+    values = numbers(figures, "startup")
+    assert set(values) == {
+        "python -c pass (CPU s)",
+        "--help: CPU beyond Python",
+        "validate on 20 sessions: CPU beyond Python",
+        "compare on 20 sessions: CPU beyond Python",
+        "report on 20 sessions: CPU beyond Python",
+        "report --labels --baseline on 20 sessions: CPU beyond Python",
+    }
+    assert (tmp_path / "r.html").is_file() and (tmp_path / "r.md").is_file()

@@ -166,6 +166,10 @@ def test_tasks_agent_errors_are_junit_errors_with_the_exception_message(
     assert [c.name for c in errors] == ["exchange-rate"]
     assert errors[0].result[0].message == "error: KeyError"
     assert "JPY" in (errors[0].result[0].text or "")
+    # Each task's duration rides on its case (passed, failed or errored alike).
+    assert all(c.time is not None and c.time >= 0 for c in cases(junit))
+    failed = [c for c in cases(junit) if c.result and isinstance(c.result[0], Failure)]
+    assert failed and all(c.result[0].message for c in failed)  # the reasons, as the message
 
 
 def test_tasks_summary_and_annotations_name_the_regression(
@@ -286,6 +290,15 @@ def test_a_changed_judge_fails_unless_allowed(
     assert main(["compare", str(base), str(cur), "--allow-judge-change"]) == 0
     assert "not failing: judge changed" in capsys.readouterr().err
 
+    # --rejudged (the baseline regraded by the new judge) separates the two: it passes too.
+    rejudged = run_file(tmp_path / "rejudged.jsonl", 8, judge=other)
+    assert main(["compare", str(base), str(cur), "--rejudged", str(rejudged)]) == 0
+    assert "not failing: judge changed" in capsys.readouterr().err
+    junit = tmp_path / "c.xml"
+    main(["compare", str(base), str(cur), "--junit", str(junit)])
+    [gate] = [c for c in cases(junit) if c.name == "judge unchanged"]
+    assert isinstance(gate.result[0], Failure) and "judge changed" in gate.result[0].message
+
 
 def test_a_changed_prompt_is_a_changed_judge(tmp_path: Path) -> None:
     prompts = {**JUDGE["prompts"], "scoring": {"name": "scoring", "sha256": "c" * 64}}
@@ -388,12 +401,33 @@ def test_grade_judge_errors_are_one_warning_annotation(
     empty.mkdir()
     argv = ["grade", str(src), "--out", str(tmp_path / "o.jsonl"), "--quiet"]
     argv += ["--provider", "scripted", "--model", "m", "--replay", str(empty), "--annotations"]
+    junit = tmp_path / "grade.xml"
 
-    assert main(argv) == 6
+    assert main([*argv, "--junit", str(junit)]) == 6  # good input, a judge error: not 2
 
     [line] = [x for x in capsys.readouterr().out.splitlines() if x.startswith("::")]
     assert line.startswith("::warning title=research-judge grade%3A judge errors::1 session(s)")
     assert "never-recorded" in line
+    # In the JUnit file the session is an error (not a failure), typed by its error_kind.
+    [case] = cases(junit)
+    assert case.name == "never-recorded" and isinstance(case.result[0], Error)
+    assert case.result[0].type == "replay_miss"
+    assert "no recorded judge exchange" in (case.result[0].message or "")
+
+
+def test_bad_input_and_judge_errors_in_one_run_exit_2_and_json_counts_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "recordings"
+    empty.mkdir()  # every good session misses its recording: a judge error
+    argv = ["grade", str(FIXTURES / "bad_sessions.jsonl"), "--out", str(tmp_path / "o.jsonl")]
+    argv += ["--provider", "scripted", "--model", "m", "--replay", str(empty), "--quiet", "--json"]
+
+    assert main(argv) == 2  # the input is the first thing to fix
+
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["input_errors"] == 6 and summary["errors"] == 3
+    assert summary["error_kinds"] == {"replay_miss": 3}
 
 
 def test_a_text_block_cannot_be_closed_by_the_text_inside() -> None:
@@ -430,8 +464,11 @@ def test_stability_appends_its_text_as_a_block(
     assert text.rstrip() in summary
 
 
-def test_a_provider_down_stop_is_annotated(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+def test_a_provider_down_stop_is_annotated_summarised_and_a_junit_error(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    summary_file: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     from research_judge.testing.fake_openai import FakeOpenAIServer
 
@@ -441,11 +478,35 @@ def test_a_provider_down_stop_is_annotated(
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(5)])
+    junit = tmp_path / "grade.xml"
     with FakeOpenAIServer(body_responder, fail_status=503, retry_after=0) as srv:
         code = main(["grade", str(src), "--out", str(tmp_path / "o.jsonl"), "--quiet",
                      "--provider", "openai", "--model", "gpt-4o-mini", "--base-url", srv.base_url,
                      "--cache-dir", str(tmp_path / "cache"), "--retries", "0",
-                     "--down-after", "0"])  # fmt: skip
+                     "--down-after", "0", "--junit", str(junit)])  # fmt: skip
     assert code == 3
     err = capsys.readouterr().err
     assert "::error title=research-judge grade%3A stopped::provider down: " in err
+    # The step summary says why the step failed; the JUnit file holds the stop as an error.
+    summary = summary_file.read_text(encoding="utf-8")
+    assert summary.startswith("earlier step's summary\n")
+    assert "### research-judge grade: stopped\n\nprovider down: " in summary
+    [stop] = [c for c in cases(junit) if c.name == "provider"]
+    assert isinstance(stop.result[0], Error) and stop.result[0].type == "provider_down"
+    assert "rerun the same command to resume" in (stop.result[0].message or "")
+
+
+def test_a_max_cost_stop_opens_the_step_summary_with_the_stop(
+    tmp_path: Path, summary_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["grade", str(FIXTURES / "sessions.jsonl"), "--out", str(tmp_path / "r.jsonl")]
+    argv += ["--provider", "scripted", "--model", "gpt-4.1-mini", "--quiet"]
+    argv += ["--replay", str(FIXTURES / "recordings"), "--max-cost", "0.00001", "--annotations"]
+
+    assert main(argv) == 4
+
+    added = summary_file.read_text(encoding="utf-8").split("earlier step's summary\n", 1)[1]
+    assert added.startswith("### research-judge grade: stopped\n\n--max-cost reached: ")
+    assert "## research-judge report" in added  # then the report of what was graded
+    out = capsys.readouterr().out
+    assert "::warning title=research-judge grade%3A stopped::--max-cost reached" in out

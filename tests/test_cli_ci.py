@@ -19,6 +19,7 @@ from results_support import make_result, write_results
 
 REPO = Path(__file__).resolve().parents[1]
 TASKS = str(REPO / "fixtures" / "tasks" / "tasks.jsonl")
+CHAT_LOG = str(REPO / "fixtures" / "agent_logs" / "openai_chat.jsonl")
 
 
 def run_cli(*argv: str, stdout: int | None = None) -> subprocess.CompletedProcess[str]:
@@ -48,8 +49,9 @@ def test_every_exit_code_is_explained_in_help_and_in_the_docs(
     out = " ".join(capsys.readouterr().out.split())
     for code in ExitCode:
         assert f"{int(code)} {' '.join(MEANING[code].split())}" in out
-    # docs/ci.md carries the same table, generated from the same definitions.
-    assert markdown_table() in (REPO / "docs" / "ci.md").read_text(encoding="utf-8")
+    # docs/ci.md and the README carry the same table, generated from the same definitions.
+    for doc in (REPO / "docs" / "ci.md", REPO / "README.md"):
+        assert markdown_table() in doc.read_text(encoding="utf-8"), doc
 
 
 def test_exit_codes_are_distinct_and_keep_the_contract() -> None:
@@ -89,6 +91,8 @@ def closed_pipe() -> int:
         (["compare", "{r}", "{r}"], ExitCode.PIPE_CLOSED),
         (["compare", "{r}", "{r}", "--json"], ExitCode.PIPE_CLOSED),
         (["tasks", "run", "{t}", "--agent", "fixtures.tasks.agents:v1"], ExitCode.PIPE_CLOSED),
+        (["report", "{r}", "--md", "-"], ExitCode.PIPE_CLOSED),
+        (["convert", "openai-chat", "{c}", "--out", "-"], ExitCode.PIPE_CLOSED),
         # argparse itself swallows the failed write of its help and version text.
         (["--help"], ExitCode.OK),
         (["--version"], ExitCode.OK),
@@ -98,7 +102,7 @@ def test_a_closed_pipe_is_quiet(tmp_path: Path, argv: list[str], code: int) -> N
     results = write_results(tmp_path / "r.jsonl", [make_result(f"s{i}") for i in range(30)])
     write_end = closed_pipe()
     try:
-        done = run_cli(*(a.format(r=results, t=TASKS) for a in argv), stdout=write_end)
+        done = run_cli(*(a.format(r=results, t=TASKS, c=CHAT_LOG) for a in argv), stdout=write_end)
     finally:
         os.close(write_end)
     assert done.stderr == ""

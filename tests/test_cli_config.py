@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -211,3 +212,11 @@ def test_every_verb_takes_config() -> None:
     for name, parser in _verb_parsers(build_parser()).items():
         flags = {o for a in parser._actions for o in a.option_strings}
         assert "--config" in flags, name
+
+
+def test_the_docs_list_every_config_table() -> None:
+    text = " ".join((REPO / "docs" / "ci.md").read_text(encoding="utf-8").split())
+    [listed] = [line for line in text.split("- ") if line.startswith("Tables:")]
+    tables = set(re.findall(r"`\[([a-z-]+)\]`", listed))
+    verbs = set(_verb_parsers(build_parser()))
+    assert tables == verbs | {"policy"}

@@ -66,3 +66,18 @@ def test_a_second_demo_replaces_the_first_in_its_own_folder(tmp_path: Path) -> N
     (out / "results.jsonl").write_text("", encoding="utf-8")  # a stale file from the first run
     assert main(["demo", "--out", str(out)]) == 0
     assert len((out / "results.jsonl").read_text(encoding="utf-8").splitlines()) == 20
+
+
+def test_the_installed_demo_names_the_folder_it_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo"]) == 0  # the default folder, in the working directory
+    captured = capsys.readouterr()
+    lines = captured.out.strip().splitlines()
+    # Nothing to worry a first-time user: no guessed context window for the scripted judge.
+    assert "warning" not in captured.err and "context-window table" not in captured.err
+    assert lines[0].startswith("research-judge demo: writing to research-judge-demo/ ")
+    assert "research-judge-demo/fixtures/" in lines[0]
+    assert lines[-1] == "everything the demo wrote is in research-judge-demo/"
+    assert (tmp_path / "research-judge-demo" / "report.html").is_file()

@@ -113,3 +113,16 @@ def test_only_a_refusal_naming_a_format_parameter_is_one(
 ) -> None:
     found = format_rejection("openai", "json_schema", "http://h/v1", status, detail)
     assert (found is not None) == refused
+
+
+def test_an_address_that_never_answered_stops_after_a_few_attempts_not_a_time_window() -> None:
+    # The clock never moves: the stop cannot be the outage rule (down_after seconds of failures).
+    health = Health(RetryPolicy(), clock=lambda: 0.0)
+    refused = UnreachableError("openai request could not connect (http://h/v1): refused")
+    attempts = RetryPolicy().unreachable_after
+    for _ in range(attempts - 1):
+        health.failure(refused)
+    expected = rf"cannot reach the provider \({attempts} attempts, none answered\)"
+    with pytest.raises(ProviderDownError, match=expected):
+        health.failure(refused)
+    assert health.stopped is not None and "refused" in str(health.stopped)

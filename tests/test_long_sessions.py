@@ -24,7 +24,7 @@ from research_judge.errors import (
     OutputTruncated,
     TransientApiError,
 )
-from research_judge.judge.grader import Judge
+from research_judge.judge.grader import Judge, JudgeSettings
 from research_judge.judge.packs import Answered, merge, parse_pack
 from research_judge.judge.planning import (
     QUOTE_CHARS,
@@ -51,11 +51,21 @@ SMALL = ModelLimits(context_window=16_000, max_output_tokens=8_192)
 
 
 def judge(
-    limits: ModelLimits, client: ScriptedClient | None = None, *, knows: Session | None = None
+    limits: ModelLimits,
+    client: ScriptedClient | None = None,
+    *,
+    knows: Session | None = None,
+    settings: JudgeSettings | None = None,
 ) -> Judge:
     """A judge with ``client``, or by default the truthful judge of the session it ``knows``."""
     truthful = TruthfulJudge([knows] if knows is not None else [])
-    return Judge(client or ScriptedClient(truthful), limits=limits)
+    return Judge(client or ScriptedClient(truthful), limits=limits, settings=settings)
+
+
+def one_call_judge(knows: Session | None = None) -> Judge:
+    """A judge that takes these sessions in one counting call: a huge window, the cap raised."""
+    settings = JudgeSettings(counting_max_tokens=32_768)
+    return judge(ModelLimits(1_000_000, 32_768), knows=knows, settings=settings)
 
 
 def counting_requests(client: ScriptedClient) -> list[JudgeRequest]:
@@ -143,15 +153,6 @@ def test_a_session_that_fits_keeps_its_one_request_unchanged() -> None:
     plan = j.planner.first(session, counting)
     assert plan.single
     assert plan.pack.request is counting  # same object: same prompt, same cache key
-
-
-def test_the_allowance_grows_past_the_default_when_the_verdicts_need_it() -> None:
-    session = Session.model_validate(make_session("s", 60, 200).session)
-    j = judge(ModelLimits(1_000_000, 32_768))
-    counting, _ = j.first_requests(session)
-    plan = j.planner.first(session, counting)
-    assert plan.single
-    assert plan.pack.request.max_output_tokens >= output_allowance(60, 0) > 8192
 
 
 async def test_a_long_answer_with_a_small_output_limit_is_still_graded() -> None:
@@ -276,7 +277,7 @@ def test_the_truthful_judge_refuses_requests_it_cannot_answer_truthfully() -> No
 async def test_split_and_one_call_give_the_same_ratios() -> None:
     built = make_session("s", 30, 3000)
     session = Session.model_validate(built.session)
-    one = await judge(ModelLimits(1_000_000, 32_768), knows=session).grade(session)
+    one = await one_call_judge(knows=session).grade(session)
     split = await judge(SMALL, knows=session).grade(session)
     assert one.context is not None and one.context.counting_calls == 1
     assert split.context is not None and split.context.counting_calls > 1
@@ -568,7 +569,7 @@ def test_cost_estimates_count_every_call_of_a_split_session() -> None:
 
     session = Session.model_validate(make_session("s", 40, 2000).session)
     prices = PriceTable.load()
-    one = Estimator(judge(ModelLimits(1_000_000, 32_768)), prices).session(session)
+    one = Estimator(one_call_judge(), prices).session(session)
     split = Estimator(judge(SMALL), prices).session(session)
     assert one.calls == 2 and split.calls > 3
     # Every reference is still sent once; each extra call repeats the instructions and answer.

@@ -91,3 +91,52 @@ def test_a_terminal_line_shows_trouble_before_speed_and_hides_zero_counters() ->
     tick(progress, 6)
     # 90 columns: the counters still show; the speed and the cost are what gets cut.
     assert "errors 0 | retries 12 (429s 7) | re-asks 1" in stream.writes[-1]
+
+
+class Terminal(CountingStream):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_ctrl_c_during_grade_prints_its_message_on_its_own_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from research_judge.cli import _grading
+
+    async def interrupted_run(*_args: object, progress: Progress, **_kwargs: object) -> None:
+        progress.update(done=1, errors=0, input_tokens=10, output_tokens=5, cost_usd=0.0)
+        raise KeyboardInterrupt  # Ctrl-C while the bar is half drawn
+
+    monkeypatch.setattr(_grading, "grade_file", interrupted_run)
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(3)])
+    code = main(["grade", str(src), "--out", str(tmp_path / "o.jsonl"), "--provider", "scripted",
+                 "--model", "m", "--replay", str(tmp_path)])  # fmt: skip
+    assert code == 130
+    text = terminal.getvalue()
+    bar, _, message = text.rpartition("\n")[0].rpartition("\n")
+    assert "\r" in bar and "1/3" in bar  # the progress line, redrawn in place, was ended
+    assert message.startswith("research-judge grade: interrupted: ")
+
+
+def test_server_errors_show_as_retries_in_the_summary_never_as_errors_0_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 16 saw a run with 27 HTTP 500s end on "errors 0" and nothing else: the 500s that
+    # were retried away must show as retries (and are not 429s, nor errors).
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(4)])
+    with FakeOpenAIServer(FakeJudge(), fail_status=500, fail_count=2, retry_after=0) as srv:
+        code = main(["grade", str(src), "--out", str(tmp_path / "o.jsonl"), "--model", "m",
+                     "--base-url", srv.base_url, "--send-material", "--no-cache",
+                     "--concurrency", "1", "--json"])  # fmt: skip
+        failed = srv.stats.failed
+    captured = capsys.readouterr()
+    assert code == 0 and failed == 2
+    run = json.loads(captured.out)["run"]
+    assert run["retries"] == 2 and run["rate_limited"] == 0
+    [done] = [line for line in captured.err.splitlines() if line.startswith("done: ")]
+    assert "errors 0 | retries 2 (429s 0)" in done

@@ -88,3 +88,17 @@ def test_nothing_compared_is_a_failure_and_no_bar_is_a_mistake(tmp_path: Path) -
         assert_no_regressions(a, b)
     with pytest.raises(TypeError, match="no bar"):
         assert_judge_trusted(a, {"s0": "pass"})
+
+
+def test_loading_the_plugin_imports_nothing_heavy() -> None:
+    # pytest loads the plugin in every test run of a project that installed research-judge.
+    import subprocess
+    import sys
+
+    heavy = ("numpy", "pydantic", "scipy", "sklearn", "openai", "anthropic", "jinja2")
+    code = (
+        "import sys, research_judge.pytest\n"
+        f"print(sorted(m for m in {heavy!r} if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -6,10 +6,11 @@ first use, so ``import research_judge`` stays cheap (no SDK, no scikit-learn unt
 
 from __future__ import annotations
 
-import importlib
 import sys
 import types
 from typing import TYPE_CHECKING, Any
+
+from ._lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -103,13 +104,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'research_judge' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"research_judge.{module}"), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
+__getattr__ = lazy_exports(__name__, {name: f"research_judge.{m}" for name, m in _EXPORTS.items()})
 
 
 class _Package(types.ModuleType):

@@ -19,6 +19,7 @@ command it prints can be run again from there, by hand, on files the user can re
 from __future__ import annotations
 
 import importlib
+import os
 import shlex
 import shutil
 import sys
@@ -78,12 +79,18 @@ def run_demo(out: Path = DEFAULT_OUT, stream: TextIO | None = None) -> int:
     """Run every step, writing into ``out``; 0 when each step ended as expected."""
     stream = stream or sys.stdout
     fix = prepare(out)
+    print(
+        f"research-judge demo: writing to {out}{os.sep} (the bundled fixtures are copied to "
+        f"{fix}{os.sep}); each command below can be run again by hand from this directory",
+        file=stream,
+    )
     try:
         _steps(out, fix, stream)
     except DemoFailed as exc:
         print(f"demo: {exc}", file=sys.stderr)
         return exc.code
     print(f"\nHTML report: {out / 'report.html'}", file=stream)
+    print(f"everything the demo wrote is in {out}{os.sep}", file=stream)
     return 0
 
 

@@ -21,6 +21,7 @@ from .. import __version__
 from ..errors import ConfigError, ExitCode, ResearchJudgeError
 from ..exit_codes import table
 from . import compare, convert, demo, grade, report, serve_fake, stability, tasks, validate
+from ._stdin import stdin_inputs
 from .config import apply_config, drop_config_lists, find_config
 
 VERBS = (grade, validate, compare, report, stability, tasks, convert, demo, serve_fake)
@@ -77,7 +78,8 @@ def _main(argv: Sequence[str] | None) -> int:
     drop_config_lists(args, lists)
     run: Callable[[argparse.Namespace], int] = args.run
     try:
-        return run(args)
+        with stdin_inputs(args, getattr(args, "stdin_inputs", {})):
+            return run(args)
     except BrokenPipeError:
         raise
     except ResearchJudgeError as exc:

@@ -1,5 +1,6 @@
 """The CI outputs of ``grade``: JUnit (one case per session and bad line), the step summary
-(the report's Markdown of this run) and annotations (bad lines, judge errors, a budget stop)."""
+(the report's Markdown of this run) and annotations (bad lines, judge errors, a budget stop);
+for a run the provider stopped, the same three saying so."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ from ..results.model import Result, iter_results
 from ._ci import emit
 
 _IDS_IN_ANNOTATION = 10
+_BUDGET_MESSAGE = "--max-cost reached: not every session was sent; raise it to resume"
+# Opens the step summary of a run --max-cost stopped, so the page says why the step ended 4.
+_BUDGET_STOP = f"### research-judge grade: stopped\n\n{_BUDGET_MESSAGE}\n\n"
 
 
 def emit_grade_ci(
@@ -47,14 +51,16 @@ def emit_grade_ci(
         ]
         lines += _error_annotations(results)
         if stopped == "budget":
-            message = "--max-cost reached: not every session was sent; raise it to resume"
-            lines.append(command("warning", message, title="research-judge grade: stopped"))
+            lines.append(command("warning", _BUDGET_MESSAGE, title="research-judge grade: stopped"))
         return lines
 
     emit(
         args,
         junit=lambda: to_xml("research-judge grade", grade_cases(results, input_errors)),
-        summary=lambda: render_markdown(build_report(results, source=Path(args.out).name)),
+        summary=lambda: (
+            (_BUDGET_STOP if stopped == "budget" else "")
+            + render_markdown(build_report(results, source=Path(args.out).name))
+        ),
         annotations=annotations,
     )
 
@@ -75,8 +81,29 @@ def _error_annotations(results: Sequence[Result]) -> list[str]:
 
 
 def annotate_stop(args: argparse.Namespace, message: str) -> None:
-    """A run that stopped before its summary (provider down) still gets its annotation."""
+    """A run the provider stopped (exit 3) still tells CI why: an ``::error`` annotation, a step
+    summary that opens with the stop and then reports the sessions graded so far, and a JUnit
+    file with those sessions plus an error case for the stop (a CI step that publishes the
+    JUnit file would otherwise find none, or last run's)."""
     from ..ci.github import annotations_wanted, command
+    from ..ci.junit import Case, grade_cases, to_xml
+    from ..ci.markdown import esc
+    from ..ci.output import write_output
+    from ..report import build_report, render_markdown
+    from ._ci import step_summary
 
+    results = [r for r in iter_results(args.out, missing_ok=True) if isinstance(r, Result)]
+
+    def summary() -> str:
+        head = f"### research-judge grade: stopped\n\n{esc(message)}\n\n"
+        if not results:
+            return head + f"No session is graded in {esc(Path(args.out).name)} yet.\n"
+        return head + render_markdown(build_report(results, source=Path(args.out).name))
+
+    if args.junit is not None:
+        stop = Case("provider", "error", message, kind="provider_down")
+        cases = [*grade_cases(results), stop]
+        write_output(args.junit, to_xml("research-judge grade", cases), "JUnit file")
+    step_summary(args.verb, summary)
     if annotations_wanted(args.annotations):
         print(command("error", message, title="research-judge grade: stopped"), file=sys.stderr)

@@ -107,7 +107,8 @@ def judge_limits(args: argparse.Namespace, err: TextIO) -> ModelLimits:
     for model in models:
         limits = table.limits_for(model, args.context_window)
         notice = table.notice(model, limits)
-        if notice:
+        # A scripted judge (replayed recordings, the demo) has no window to guess: no notice.
+        if notice and args.provider != "scripted":
             print(f"research-judge grade: {notice}", file=err)
         chosen = limits if chosen is None else chosen.narrowest(limits)
     assert chosen is not None

@@ -75,7 +75,11 @@ def register(subparsers: Any) -> None:
     )
     add_ci_flags(p)
     add_config_flag(p)
-    p.set_defaults(run=run)
+    # Any one of these may be `-`: standard input (cli._stdin).
+    p.set_defaults(
+        run=run,
+        stdin_inputs={"baseline": "BASELINE", "current": "CURRENT", "rejudged": "--rejudged"},
+    )
 
 
 def run(args: argparse.Namespace) -> int:

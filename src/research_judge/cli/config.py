@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._toml import read_toml
 from ..errors import ConfigError
 
 FILE_NAME = "research-judge.toml"
@@ -56,14 +56,14 @@ def find_config(argv: Sequence[str], cwd: Path | None = None) -> Config | None:
     """The config file this command line uses, read and parsed; None when there is none."""
     explicit = _explicit_path(argv)
     if explicit is not None:
-        return Config(Path(explicit), _read_toml(Path(explicit)))
+        return Config(Path(explicit), read_toml(Path(explicit)))
     folder = Path.cwd() if cwd is None else cwd
     own = folder / FILE_NAME
     if own.is_file():
-        return Config(own, _read_toml(own))
+        return Config(own, read_toml(own))
     pyproject = folder / PYPROJECT
     if pyproject.is_file():
-        section = _read_toml(pyproject).get("tool", {}).get("research-judge")
+        section = read_toml(pyproject).get("tool", {}).get("research-judge")
         if section is not None:
             if not isinstance(section, dict):
                 raise ConfigError(f"{pyproject}: [{PYPROJECT_TABLE}] must be a table")
@@ -227,17 +227,6 @@ def _explicit_path(argv: Sequence[str]) -> str | None:
         if arg.startswith("--config="):
             return arg.partition("=")[2]
     return None
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read config: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not valid UTF-8 (byte {exc.start + 1})") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
 
 
 def _hint(name: str, known: Sequence[str]) -> str:

@@ -10,8 +10,9 @@ from typing import Any
 from ..clients._http import DEFAULT_TIMEOUT
 from ..clients.settings import ClientSettings, default_cache_dir
 from ..engine.select import Selection
+from ..errors import ConfigError
 from ..judge.policy import VerdictPolicy
-from ..judge.settings import DEFAULT_REPEATS, JudgeSettings
+from ..judge.settings import DEFAULT_REPEATS, MIN_SCORING_TOKENS, JudgeSettings
 from ._ci import add_ci_flags, check_stdout, main_output
 from ._help import DefaultsFormatter
 from ._stdin import STDIN, spooled_stdin
@@ -80,15 +81,16 @@ def register(subparsers: Any) -> None:
         type=int,
         default=_JUDGE.counting_max_tokens,
         metavar="N",
-        help="output token allowance of the counting call: the least it is sent with (more when "
-        "its references need more and the window has room)",
+        help="output token cap of each counting call, never exceeded: references whose verdicts "
+        "may need more are split across calls; in a smaller window a call gets the room left",
     )
     judge.add_argument(
         "--scoring-max-tokens",
         type=int,
         default=_JUDGE.scoring_max_tokens,
         metavar="N",
-        help="output token cap of the scoring call",
+        help="output token cap of the scoring call, never exceeded; in a smaller window it gets "
+        f"the room left, down to {MIN_SCORING_TOKENS}",
     )
     judge.add_argument(
         "--send-material",
@@ -253,6 +255,14 @@ def run_grade(args: argparse.Namespace) -> int:
         )
 
     check_stdout(args)
+    if args.out == STDIN:
+        # The results file is resumed, locked and read back: it has to be a file. Say so rather
+        # than write a file named "-".
+        raise ConfigError(
+            "--out -: grade writes a results file it can resume from, not a stream; give it a "
+            "path (then `research-judge validate RESULTS.jsonl ...`, or `cat` it into any verb "
+            "that reads -)"
+        )
     if args.sessions != STDIN:
         return run_stoppable(lambda: execute(args, sys.stderr, main_output(args)), stopped)
     with spooled_stdin() as path:

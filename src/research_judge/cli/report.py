@@ -73,7 +73,16 @@ def register(subparsers: Any) -> None:
         help="with --baseline: flag metrics that dropped by more than X (default %(default)s)",
     )
     add_config_flag(p)
-    p.set_defaults(run=run)
+    # Any one of these may be `-`: standard input (cli._stdin).
+    p.set_defaults(
+        run=run,
+        stdin_inputs={
+            "results": "RESULTS",
+            "labels": "--labels",
+            "baseline": "--baseline",
+            "rejudged": "--rejudged",
+        },
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -84,8 +93,15 @@ def run(args: argparse.Namespace) -> int:
     if args.rejudged is not None and args.baseline is None:
         raise ConfigError("--rejudged needs --baseline: it splits the baseline comparison")
 
+    results = args.results
+    if getattr(args, "stdin_input", None) == "results":
+        from ..results.model import read_results
+
+        # The spooled copy was written just now: held in memory, the run's date shows as unknown
+        # rather than as the time of the pipe.
+        results = read_results(args.results)
     data = write_report(
-        args.results,
+        results,
         html=args.html,
         md=args.md,
         labels=args.labels,

@@ -34,7 +34,8 @@ def register(subparsers: Any) -> None:
         help="bootstrap resamples for the kappa intervals (default: 2000; 0: no interval)",
     )
     add_config_flag(p)
-    p.set_defaults(run=run)
+    # Any one of these may be `-`: standard input (cli._stdin).
+    p.set_defaults(run=run, stdin_inputs={"results": "RESULTS"})
 
 
 def run(args: argparse.Namespace) -> int:

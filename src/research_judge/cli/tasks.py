@@ -77,7 +77,10 @@ def register(subparsers: Any) -> None:
     )
     add_ci_flags(run_parser)
     add_config_flag(run_parser)
-    run_parser.set_defaults(run=run)
+    # Either may be `-`: standard input (cli._stdin).
+    run_parser.set_defaults(
+        run=run, stdin_inputs={"tasks_file": "TASKS.jsonl", "baseline": "--baseline"}
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from ..ci.output import STDOUT
 from ..errors import ConfigError, ExitCode
 from ..stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from ._ci import add_ci_flags, check_stdout, emit, main_output
@@ -83,11 +84,13 @@ def register(subparsers: Any) -> None:
         "--suggest-out",
         default="suggested-labels.csv",
         metavar="PATH",
-        help="where --suggest writes its CSV (default %(default)s; never overwritten)",
+        help="where --suggest writes its CSV (default %(default)s; never overwritten; - for "
+        "stdout, the text report then going to stderr)",
     )
     add_ci_flags(p)
     add_config_flag(p)
-    p.set_defaults(run=run)
+    # Any one of these may be `-`: standard input (cli._stdin).
+    p.set_defaults(run=run, stdin_inputs={"results": "RESULTS", "labels": "--labels"})
 
 
 def run(args: argparse.Namespace) -> int:
@@ -111,6 +114,12 @@ def run(args: argparse.Namespace) -> int:
     if args.suggest is not None and args.suggest < 1:
         raise ConfigError(f"--suggest must be 1 or more, got {args.suggest}")
     check_stdout(args)
+    to_stdout = suggest_out == STDOUT
+    if to_stdout and (args.json or args.junit == STDOUT):
+        raise ConfigError(
+            f"--suggest-out - and {'--json' if args.json else '--junit -'} both want stdout; "
+            "give one of them a file"
+        )
     labels = read_labels(args.labels)
     results = read_results(args.results)
     report = validate_run(
@@ -123,7 +132,8 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.suggest is not None:
         _write_suggestions(results, labels, report.pass_fail, args)
-    out = main_output(args)
+    # With the suggestions' CSV on stdout, the verb's own text moves to stderr.
+    out = sys.stderr if to_stdout else main_output(args)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2, allow_nan=False), file=out)
     else:
@@ -161,19 +171,24 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write_suggestions(results: Any, labels: Any, stats: Any, args: argparse.Namespace) -> None:
+    from ..ci.output import write_output
     from ..judge.policy import load_policy
-    from ..validate.suggest import suggest, weaker_class, write_suggestions
+    from ..validate.suggest import suggest, to_csv, weaker_class, write_suggestions
 
     # Margins are distances from the floors the sessions were graded against: the [policy] of
     # the same config file `grade` read, not the defaults.
     lead = weaker_class(stats)
     picked = suggest(results, labels, args.suggest, load_policy(args.config), lead)
-    write_suggestions(args.suggest_out, picked)
+    if args.suggest_out == STDOUT:
+        write_output(STDOUT, to_csv(picked), "suggestions")
+    else:
+        write_suggestions(args.suggest_out, picked)
     fails = sum(s.judge_verdict == "fail" for s in picked)
     n = args.suggest
+    where = "stdout" if args.suggest_out == STDOUT else args.suggest_out
     short = f" (only {len(picked)} unlabelled graded sessions)" if len(picked) < n else ""
     print(
-        f"research-judge validate: wrote {len(picked)} sessions to label to {args.suggest_out}"
+        f"research-judge validate: wrote {len(picked)} sessions to label to {where}"
         f"{short}: {fails} judge fails and {len(picked) - fails} judge passes, nearest the "
         f"threshold first, judge {lead}s leading (agreement on human {lead}s has the wider "
         "interval)",

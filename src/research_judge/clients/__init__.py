@@ -10,9 +10,9 @@ them.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any, cast
 
+from research_judge._lazy import lazy_exports
 from research_judge.clients._http import MODES, AnthropicMode, OpenAIMode, check_choices
 from research_judge.clients.base import JudgeClient, JudgeRequest, JudgeResponse, Message, Usage
 from research_judge.errors import ConfigError
@@ -106,8 +106,4 @@ def make_client(
     return AnthropicClient(model, mode=cast(AnthropicMode, chosen), **options)
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_exports(__name__, _LAZY)

@@ -134,7 +134,7 @@ class Judge:
         self.planner = Planner(
             self.prompts,
             self.limits,
-            floor_output_tokens=self.settings.counting_max_tokens,
+            counting_max_tokens=self.settings.counting_max_tokens,
             temperature=self.settings.temperature,
         )
         self.prompt_refs = {
@@ -207,7 +207,10 @@ class Judge:
             return self.error_result(session, message, ErrorKind.CONTENT_REF)
         counting_request, scoring_request = first or self.first_requests(session)
         try:
-            self.planner.check_scoring(scoring_request)
+            scoring_request = self.planner.fit_scoring(scoring_request)
+        except Unplannable as exc:
+            return self.error_result(session, f"scoring call: {exc}", ErrorKind.CONTEXT)
+        try:
             plan = self.planner.first(session, counting_request)
         except Unplannable as exc:
             return self.error_result(session, f"counting call: {exc}", ErrorKind.CONTEXT)

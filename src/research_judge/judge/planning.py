@@ -4,9 +4,18 @@ Every request is planned so that its prompt plus its output allowance fit the mo
 less a margin. Prompt sizes use ``cost.tokens.planning_tokens``, a count that errs on the large
 side; the margin covers what a count cannot see (the provider's own message framing).
 
-A session whose references fit one counting call gets exactly the request ``Judge.first_requests``
-built (same prompt, same cache key); only its output allowance may grow, when the verdicts it
-must write need more than ``JudgeSettings.counting_max_tokens``. A larger session is split:
+Output allowances. ``JudgeSettings.counting_max_tokens`` and ``scoring_max_tokens`` are caps: no
+request asks for more. A call is sent with its cap when the window has room for it (so a session
+that fits keeps the request ``Judge.first_requests`` built: same prompt, same cache key), else
+with the room left. A counting call is planned so that the largest reply its verdicts could need
+fits; when even one reference (or none) needs more than the cap or the room, that call cannot be
+split further and is sent with what is left, down to the reply's expected size
+(``cost.tokens.estimate_output_tokens``). The scoring call cannot be split: it goes with what is
+left down to ``MIN_SCORING_TOKENS``. Below those a session is an error of kind ``context`` that
+says what window it would need; it is never sent. A reply cut at its allowance is re-asked or
+re-planned, never taken for a verdict.
+
+A larger session is split:
 references, in trajectory order, are packed into as few calls as fit; the first call (the
 standard counting prompt) fixes the claim list, later calls (``prompts/counting_pack.*``) are
 shown a pack plus that list. A reference too big for any call is cut into parts, at whitespace,
@@ -23,13 +32,19 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..clients.base import JudgeRequest, Material, Message
-from ..cost.tokens import guess_claim_count, planning_request_tokens, planning_tokens
+from ..cost.tokens import (
+    estimate_output_tokens,
+    guess_claim_count,
+    planning_request_tokens,
+    planning_tokens,
+)
 from ..cost.windows import ModelLimits
 from ..errors import ResearchJudgeError
 from ..sessions.model import Reference, Session
 from .markers import marker_nonce
 from .prompts import PromptPair, PromptSet
-from .verdicts import COUNTING_SCHEMA
+from .settings import MIN_SCORING_TOKENS
+from .verdicts import COUNTING_SCHEMA, SCORE_NAMES, TEXT_LIMITS
 
 QUOTE_CHARS = 300
 """The longest quote the counting prompts allow ("Keep each quote under 300 characters");
@@ -62,6 +77,23 @@ def _verdict_tokens(claim: bool) -> int:
 
 REFERENCE_VERDICT_TOKENS = _verdict_tokens(claim=False)
 CLAIM_VERDICT_TOKENS = _verdict_tokens(claim=True)
+
+
+def _scoring_reply_tokens() -> int:
+    """Planning tokens of a scoring reply at its largest: every criterion's reasoning and
+    evidence as long as the schema's ``maxLength`` allows (``verdicts.TEXT_LIMITS``)."""
+    score = {
+        "criterion": max(SCORE_NAMES, key=len),
+        "reasoning": "x" * TEXT_LIMITS["reasoning"],
+        "evidence": "x" * TEXT_LIMITS["evidence"],
+        "score": 3,
+    }
+    reply = {"scores": [score] * len(SCORE_NAMES)}
+    return planning_tokens(json.dumps(reply, indent=1)) + _ENVELOPE_TOKENS
+
+
+SCORING_REPLY_TOKENS = _scoring_reply_tokens()
+"""What a full scoring reply needs (about 1,300 tokens); the default cap (2,048) covers it."""
 
 
 class Unplannable(ResearchJudgeError):
@@ -168,23 +200,23 @@ class Planner:
         prompts: PromptSet,
         limits: ModelLimits,
         *,
-        floor_output_tokens: int,
+        counting_max_tokens: int,
         temperature: float | None,
     ) -> None:
         self.prompts = prompts
         self.limits = limits
-        self.floor = floor_output_tokens
+        self.counting_cap = counting_max_tokens
         self.temperature = temperature
         self._set_limits(limits)
 
     def _set_limits(self, limits: ModelLimits) -> None:
         self.limits = limits
-        self.budget = limits.context_window - math.ceil(
-            limits.context_window * MARGIN_SHARE + MARGIN_TOKENS
-        )
+        self.budget = limits.context_window - _margin(limits.context_window)
         self.input_cap = (
             limits.max_input_tokens - MARGIN_TOKENS if limits.max_input_tokens else None
         )
+        # The most a counting call may ask for: the user's cap or the model's limit.
+        self.output_cap = min(self.counting_cap, limits.max_output_tokens)
 
     def learn_window(self, error: str) -> bool:
         """Adopt the window a provider's context-length error states, when it is smaller than
@@ -205,43 +237,61 @@ class Planner:
 
     # --- fitting ------------------------------------------------------------------------------
 
-    def fits(self, prompt_tokens: int, need: int, *, lone: bool = False) -> int | None:
-        """The output allowance to send with a prompt of ``prompt_tokens`` whose reply needs
-        ``need`` tokens, or None when the two do not fit together.
+    def fits(self, prompt_tokens: int, need: int, *, least: int | None = None) -> int | None:
+        """The output allowance to send with a counting prompt of ``prompt_tokens`` whose reply
+        may need ``need`` tokens, or None when the two do not fit together.
 
-        ``lone``: the call cannot be made smaller by packing (one reference or part, or none).
-        Its worst-case need may then pass the model's output limit: it is sent with all the
-        model allows, since real quotes are rarely as long as allowed, and a reply that is cut
-        anyway is re-planned or reported, never taken for a verdict."""
-        if lone:
-            need = min(need, self.limits.max_output_tokens)
-        if need > self.limits.max_output_tokens:
-            return None
+        The allowance is the cap (``output_cap``), or the room the window leaves when that is
+        less. ``least``: the call cannot be made smaller by packing (one reference or part, or
+        none); it may then go with less than its worst-case need, down to ``least`` (or the cap,
+        if smaller), since real quotes are rarely as long as allowed; a reply cut anyway is
+        re-planned or reported, never taken for a verdict."""
         if self.input_cap is not None and prompt_tokens > self.input_cap:
             return None
-        room = self.budget - prompt_tokens
-        if room < need:
-            return None
-        # The configured allowance stays the floor (so a session that always fitted keeps its
-        # request, and its cache key), unless the window or the model's limit is smaller.
-        return min(max(self.floor, need), self.limits.max_output_tokens, room)
+        allowance = min(self.output_cap, self.budget - prompt_tokens)
+        wanted = need if least is None else min(need, least, self.output_cap)
+        return allowance if allowance >= max(wanted, 1) else None
 
-    def check_scoring(self, request: JudgeRequest) -> None:
-        if self.fits(planning_request_tokens(request), request.max_output_tokens) is None:
-            raise Unplannable(
-                "the question and answer alone do not fit the judge's window "
-                f"({self.limits.describe()})"
+    def fit_scoring(self, request: JudgeRequest) -> JudgeRequest:
+        """The scoring request with an allowance that fits the window: its cap (the request is
+        returned unchanged) or the room left, down to ``MIN_SCORING_TOKENS``; ``Unplannable``
+        below that."""
+        prompt = planning_request_tokens(request)
+        cap = min(request.max_output_tokens, self.limits.max_output_tokens)
+        least = min(MIN_SCORING_TOKENS, cap)
+        if self.input_cap is not None and prompt > self.input_cap:
+            raise Unplannable(self._too_big(prompt, least))
+        allowance = min(cap, self.budget - prompt)
+        if allowance < least:
+            raise Unplannable(self._too_big(prompt, least))
+        if allowance == request.max_output_tokens:
+            return request
+        return replace(request, max_output_tokens=allowance)
+
+    def _too_big(self, prompt: int, least: int) -> str:
+        """Why a call cannot fit, with the window it would need."""
+        limits = self.limits
+        if self.input_cap is not None and prompt > self.input_cap:
+            return (
+                f"the question and answer alone make a prompt of about {prompt:,} tokens, over "
+                f"the judge's prompt limit ({limits.describe()})"
             )
+        return (
+            f"the question and answer alone do not fit the judge's window "
+            f"({limits.describe()}): it needs a window of about {window_for(prompt + least):,} "
+            f"tokens (a prompt of about {prompt:,} and a reply of at least {least:,})"
+        )
 
     # --- the first call ----------------------------------------------------------------------
 
     def first(self, session: Session, request: JudgeRequest) -> FirstPlan:
         """Plan the first counting call; ``request`` is the one-call request of the session."""
         claims = guessed_claim_tokens(session.answer)
+        refs = len(session.trajectory)
         allowance = self.fits(
             planning_request_tokens(request),
-            output_allowance(len(session.trajectory), claims),
-            lone=len(session.trajectory) <= 1,
+            output_allowance(refs, claims),
+            least=self._least(session, refs, None) if refs <= 1 else None,
         )
         pieces = [_whole(i, ref) for i, ref in enumerate(session.trajectory)]
         if allowance is not None:
@@ -254,10 +304,9 @@ class Planner:
             # list still gets fixed, and record every reference as not judged.
             empty = self._request(session, (), None, claims)
             if empty is None:
-                raise Unplannable(
-                    "the question and answer alone do not fit the judge's window "
-                    f"({self.limits.describe()})"
-                )
+                prompt = planning_request_tokens(self._unsized(session, (), None))
+                least = min(self._least(session, 0, None), self.output_cap)
+                raise Unplannable(self._too_big(prompt, least))
             return FirstPlan(Pack((), empty, first=True), (), tuple(unfit))
         # Everything not in the first pack (including pieces that fit no first call: a later
         # call is planned again, and says what still fits nowhere).
@@ -345,25 +394,29 @@ class Planner:
                 costs[piece] = planning_tokens(text) - planning_tokens(base_text) + 2
             return costs[piece]
 
-        # Cut every piece too big for a call of its own into parts that fit.
-        # A lone piece may be sent with all the output the model allows (``fits``, ``lone``).
-        lone_allowance = min(output_allowance(1, claim_load), self.limits.max_output_tokens)
-        room_one = self.budget - fixed - lone_allowance
-        if self.input_cap is not None:
-            room_one = min(room_one, self.input_cap - fixed)
+        # Cut every piece too big for a call of its own into parts that fit beside the output a
+        # lone piece may be sent with (all of its need up to the cap, ``fits``). When no part of
+        # a useful size fits beside that, a lone piece goes with less, down to its least.
+        lone_allowance = min(output_allowance(1, claim_load), self.output_cap)
+        lone_least = min(lone_allowance, self._least(session, 1, claims))
         fitted: list[Piece] = []
         unfit: list[Piece] = []
         for piece in pieces:
-            if cost(piece) <= room_one:
-                fitted.append(piece)
-                continue
             ref = session.trajectory[piece.index]
             overhead = cost(piece) - planning_tokens(ref.content[piece.start : piece.end])
-            target = room_one - overhead - 16
-            if target < MIN_PART_TOKENS:
+            for allowance in (lone_allowance, lone_least):
+                room_one = self.budget - fixed - allowance
+                if self.input_cap is not None:
+                    room_one = min(room_one, self.input_cap - fixed)
+                if cost(piece) <= room_one:
+                    fitted.append(piece)
+                    break
+                target = room_one - overhead - 16
+                if target >= MIN_PART_TOKENS:
+                    fitted.extend(_split(ref, piece, target))
+                    break
+            else:
                 unfit.append(piece)
-                continue
-            fitted.extend(_split(ref, piece, target))
 
         packs: list[Pack] = []
         group: list[Piece] = []
@@ -383,11 +436,9 @@ class Planner:
             c = cost(piece)
             n = len(group) + 1
             need = output_allowance(n, claim_load)
-            if n == 1:
-                need = min(need, self.limits.max_output_tokens)
             over = bool(group) and (
                 fixed + used + c + need > self.budget
-                or need > self.limits.max_output_tokens
+                or need > self.output_cap
                 or (self.input_cap is not None and fixed + used + c > self.input_cap)
                 or any(p.ref_id == piece.ref_id for p in group)
             )
@@ -433,15 +484,30 @@ class Planner:
         claims: tuple[Claim, ...] | None,
         claim_load: int,
     ) -> JudgeRequest | None:
+        request = self._unsized(session, pieces, claims)
+        lone = len(pieces) <= 1
+        allowance = self.fits(
+            planning_request_tokens(request),
+            output_allowance(len(pieces), claim_load),
+            least=self._least(session, len(pieces), claims) if lone else None,
+        )
+        if allowance is None:
+            return None
+        return replace(request, max_output_tokens=allowance)
+
+    def _unsized(
+        self, session: Session, pieces: Sequence[Piece], claims: tuple[Claim, ...] | None
+    ) -> JudgeRequest:
+        """The counting request showing ``pieces``, its allowance not yet planned."""
         pair = self._pair(claims, session.id)
         text = self._render(pair, session, tuple(pieces), claims)
-        request = JudgeRequest(
+        return JudgeRequest(
             call="counting",
             system=pair.system,
             messages=(Message("user", text),),
             schema_name="counting_verdicts",
             schema=COUNTING_SCHEMA,
-            max_output_tokens=self.floor,
+            max_output_tokens=self.counting_cap,
             temperature=self.temperature,
             session_id=session.id,
             # What this call shows, as data for fake judges (never sent, never hashed).
@@ -451,14 +517,14 @@ class Planner:
                 tuple((p.ref_id, p.start, p.end) for p in pieces if not p.whole),
             ),
         )
-        allowance = self.fits(
-            planning_request_tokens(request),
-            output_allowance(len(pieces), claim_load),
-            lone=len(pieces) <= 1,
-        )
-        if allowance is None:
-            return None
-        return replace(request, max_output_tokens=allowance)
+
+    @staticmethod
+    def _least(session: Session, references: int, claims: Sequence[Claim] | None) -> int:
+        """The expected size of a counting reply (the cost estimate's): the least a call that
+        cannot be split further is sent with. Before the claim list is fixed, the answer's
+        sentences stand in for its claims."""
+        n_claims = guess_claim_count(session.answer) if claims is None else len(claims)
+        return estimate_output_tokens("counting", references, n_claims)
 
     def _pair(self, claims: tuple[Claim, ...] | None, session_id: str) -> PromptPair:
         if claims is None:
@@ -506,6 +572,18 @@ _STATED_WINDOW = (
     re.compile(r"> ([\d,]+) maximum"),
     re.compile(r"context limit: [\d,]+ \+ [\d,]+ > ([\d,]+)"),
 )
+
+
+def _margin(window: int) -> int:
+    return math.ceil(window * MARGIN_SHARE + MARGIN_TOKENS)
+
+
+def window_for(tokens: int) -> int:
+    """The smallest window whose budget (less the margin) holds ``tokens``."""
+    window = math.ceil((tokens + MARGIN_TOKENS) / (1 - MARGIN_SHARE))
+    while window - _margin(window) < tokens:
+        window += 1
+    return window
 
 
 def window_in(error: str) -> int | None:

@@ -9,11 +9,11 @@ by default. A rule whose number is undefined (no claims, no references) is skipp
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._toml import read_toml
 from ..errors import ConfigError
 
 if TYPE_CHECKING:  # only types: the grade flags read this module's defaults at --help time
@@ -77,14 +77,7 @@ def load_policy(path: str | Path | None) -> VerdictPolicy:
     if path is None:
         return VerdictPolicy()
     p = Path(path)
-    try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"{p}: cannot read config: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{p}: not valid UTF-8 (byte {exc.start + 1})") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{p}: not valid TOML: {exc}") from exc
+    data = read_toml(p)
     if p.name == "pyproject.toml":  # the config lives under [tool.research-judge] there
         data = data.get("tool", {}).get("research-judge", {})
     table = data.get("policy", {})

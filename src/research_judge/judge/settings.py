@@ -24,6 +24,18 @@ class JudgeSettings:
     def __post_init__(self) -> None:
         if self.max_attempts < 1:
             raise ConfigError(f"max attempts must be at least 1, got {self.max_attempts}")
+        for flag, value in (
+            ("--counting-max-tokens", self.counting_max_tokens),
+            ("--scoring-max-tokens", self.scoring_max_tokens),
+        ):
+            if value < 1:
+                raise ConfigError(f"{flag} must be at least 1, got {value}")
+
+
+MIN_SCORING_TOKENS = 512
+"""The least a scoring call is sent with when the window has less room than its cap: three
+criteria of a few sentences each (the cost estimate expects about 150 tokens a criterion). A
+reply cut there is re-asked, never taken for a verdict."""
 
 
 DEFAULT_REPEATS = 1

@@ -6,14 +6,14 @@
 
 from __future__ import annotations
 
-import importlib
 import sys
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .._lazy import lazy_exports
 from ..compare.model import DEFAULT_THRESHOLD
 from ..errors import ConfigError, OutputError
 from ..judge.policy import VerdictPolicy
@@ -152,8 +152,4 @@ def _run(results: str | Path | Sequence[Result]) -> tuple[Sequence[Result], str]
     return results, ""
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module, __name__), name)
+__getattr__ = lazy_exports(__name__, _LAZY)

@@ -252,11 +252,16 @@ def iter_results(
 def _numbered_results(path: str | Path) -> Iterator[tuple[int, Result | InputFileError]]:
     p = Path(path)
     try:
-        handle = p.open(encoding="utf-8")
+        handle = p.open("rb")  # decoded line by line: bytes that are not UTF-8 name their line
     except OSError as exc:
         raise InputFileError(p, f"cannot read results: {exc.strerror or exc}") from exc
     with handle:
-        for number, line in enumerate(handle, start=1):
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                yield number, InputFileError(p, f"not valid UTF-8 (byte {exc.start + 1})", number)
+                continue
             if not line.strip():
                 continue
             try:

@@ -33,18 +33,17 @@ import asyncio
 import inspect
 import itertools
 import json
-import threading
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from types import TracebackType
 from typing import Any, TypeAlias
 
 from aiohttp import web
 
 from research_judge.cost.tokens import estimate_tokens
+from research_judge.testing._server_thread import Closer, ServerThread
 from research_judge.testing.fake_openai import FakeReply
 
 ReplyValue: TypeAlias = str | FakeReply
@@ -85,7 +84,7 @@ class _Batch:
     counts: Counter[str] = field(default_factory=Counter)
 
 
-class FakeBatchServer:
+class FakeBatchServer(ServerThread):
     """Context manager running the fake provider; see the module docstring."""
 
     def __init__(
@@ -99,6 +98,7 @@ class FakeBatchServer:
         retry_after: float | None = None,
         refuse_batches: int | None = None,
     ) -> None:
+        super().__init__("the fake batch server", "fake-batches")
         self.responder: BatchResponder = responder or (lambda body: "{}")
         self.polls_to_finish = max(1, polls_to_finish)
         self.fail_line = fail_line
@@ -110,12 +110,6 @@ class FakeBatchServer:
         self.batches: dict[str, _Batch] = {}
         self.files: dict[str, bytes] = {}
         self._ids = itertools.count(1)
-        self._port: int | None = None
-        self._thread: threading.Thread | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._stop: asyncio.Event | None = None
-        self._ready = threading.Event()
-        self._startup_error: BaseException | None = None
 
     @property
     def origin(self) -> str:
@@ -131,45 +125,9 @@ class FakeBatchServer:
     def anthropic_base_url(self) -> str:
         return self.origin  # the anthropic SDK adds /v1 itself
 
-    def start(self) -> FakeBatchServer:
-        self._thread = threading.Thread(target=self._run, name="fake-batches", daemon=True)
-        self._thread.start()
-        if not self._ready.wait(10):
-            raise RuntimeError("the fake batch server did not start within 10 s")
-        if self._startup_error is not None:
-            raise RuntimeError(f"the fake batch server failed: {self._startup_error}")
-        return self
-
-    def stop(self) -> None:
-        loop, stop = self._loop, self._stop
-        if loop is not None and stop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(stop.set)
-        if self._thread is not None:
-            self._thread.join(10)
-            self._thread = None
-
-    def __enter__(self) -> FakeBatchServer:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
     # --- the server thread ---------------------------------------------------------------
 
-    def _run(self) -> None:
-        self._loop = asyncio.new_event_loop()
-        try:
-            self._loop.run_until_complete(self._serve())
-        finally:
-            self._loop.close()
-
-    async def _serve(self) -> None:
-        self._stop = asyncio.Event()
+    async def _open(self) -> tuple[int, Closer]:
         app = web.Application(client_max_size=300 * 1024 * 1024)
         app.add_routes(
             [
@@ -187,20 +145,16 @@ class FakeBatchServer:
             ]
         )
         runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
         try:
-            await runner.setup()
-            site = web.TCPSite(runner, "127.0.0.1", 0)
             await site.start()
-        except OSError as exc:
-            self._startup_error = exc
-            self._ready.set()
-            return
+        except OSError:
+            await runner.cleanup()
+            raise
         server = site._server
         assert server is not None and isinstance(server, asyncio.Server)
-        self._port = server.sockets[0].getsockname()[1]
-        self._ready.set()
-        await self._stop.wait()
-        await runner.cleanup()
+        return server.sockets[0].getsockname()[1], runner.cleanup
 
     # --- direct calls --------------------------------------------------------------------
 

@@ -28,15 +28,14 @@ import inspect
 import itertools
 import json
 import math
-import threading
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 from research_judge.cost.tokens import estimate_tokens
+from research_judge.testing._server_thread import Closer, ServerThread
 
 _REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests"}
 
@@ -94,7 +93,7 @@ class SeenRequest:
     status: int
 
 
-class FakeOpenAIServer:
+class FakeOpenAIServer(ServerThread):
     """Context manager running the server; ``base_url`` ends in ``/v1``, as clients expect.
 
     ``max_concurrent``: more requests than this in flight get 429 with ``Retry-After`` (the
@@ -119,6 +118,7 @@ class FakeOpenAIServer:
         context_window: int | None = None,
         chars_per_token: float = 4.0,
     ) -> None:
+        super().__init__("the fake OpenAI server", "fake-openai")
         self.responder: Responder = responder or (lambda body: "{}")
         self.context_window = context_window
         self.chars_per_token = chars_per_token
@@ -132,13 +132,7 @@ class FakeOpenAIServer:
         self._ids = itertools.count(1)
         self._failures_sent = 0
         self._seen_systems: set[str] = set()
-        self._port: int | None = None
         self._wanted_port = port
-        self._thread: threading.Thread | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._stop: asyncio.Event | None = None
-        self._ready = threading.Event()
-        self._startup_error: BaseException | None = None
         self._connections: set[asyncio.Task[None]] = set()
 
     @property
@@ -147,62 +141,22 @@ class FakeOpenAIServer:
             raise RuntimeError("the fake server is not running")
         return f"http://127.0.0.1:{self._port}/v1"
 
-    def start(self) -> FakeOpenAIServer:
-        self._thread = threading.Thread(target=self._run, name="fake-openai", daemon=True)
-        self._thread.start()
-        if not self._ready.wait(10):
-            raise RuntimeError("the fake OpenAI server did not start within 10 s")
-        if self._startup_error is not None:
-            raise RuntimeError(f"the fake OpenAI server failed: {self._startup_error}")
-        return self
-
-    def stop(self) -> None:
-        loop, stop = self._loop, self._stop
-        if loop is not None and stop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(stop.set)
-        if self._thread is not None:
-            self._thread.join(10)
-            self._thread = None
-
-    def __enter__(self) -> FakeOpenAIServer:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
     # --- the server thread ---------------------------------------------------------------
 
-    def _run(self) -> None:
-        self._loop = asyncio.new_event_loop()
-        try:
-            self._loop.run_until_complete(self._serve())
-        finally:
-            self._loop.close()
+    async def _open(self) -> tuple[int, Closer]:
+        # A deep backlog: a benchmark opens hundreds of connections at once.
+        server = await asyncio.start_server(
+            self._connection, "127.0.0.1", self._wanted_port, backlog=2048
+        )
 
-    async def _serve(self) -> None:
-        self._stop = asyncio.Event()
-        try:
-            # A deep backlog: a benchmark opens hundreds of connections at once.
-            server = await asyncio.start_server(
-                self._connection, "127.0.0.1", self._wanted_port, backlog=2048
-            )
-        except OSError as exc:
-            self._startup_error = exc
-            self._ready.set()
-            return
-        self._port = server.sockets[0].getsockname()[1]
-        self._ready.set()
-        await self._stop.wait()
-        server.close()
-        for task in list(self._connections):
-            task.cancel()
-        await asyncio.gather(*self._connections, return_exceptions=True)
-        await server.wait_closed()
+        async def close() -> None:
+            server.close()
+            for task in list(self._connections):
+                task.cancel()
+            await asyncio.gather(*self._connections, return_exceptions=True)
+            await server.wait_closed()
+
+        return server.sockets[0].getsockname()[1], close
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 import anthropic
 import openai
@@ -36,6 +36,7 @@ FIND_DEPTH = 1000
 """How many of the latest batches are searched for one created from a given upload."""
 
 T = TypeVar("T")
+ClientT = TypeVar("ClientT", OpenAIClient, AnthropicClient)
 
 
 def _jsonl_line(item: dict[str, Any]) -> bytes:
@@ -43,14 +44,13 @@ def _jsonl_line(item: dict[str, Any]) -> bytes:
     return json.dumps(item, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 
 
-class OpenAIBatches:
-    """The OpenAI Batch API over ``/v1/chat/completions``."""
+class _ProviderBatches(Generic[ClientT]):
+    """What a batch API keeps of the direct client it was made from: that client's identity
+    (so cache and record keys match a direct run's) and its connection, closed with it."""
 
-    max_requests = 50_000
-    max_bytes = 200 * 1024 * 1024
-    endpoint: Literal["/v1/chat/completions"] = "/v1/chat/completions"
+    client: ClientT
 
-    def __init__(self, client: OpenAIClient) -> None:
+    def __init__(self, client: ClientT) -> None:
         self.client = client
         self.provider = client.provider
         self.model = client.model
@@ -58,6 +58,14 @@ class OpenAIBatches:
 
     async def aclose(self) -> None:
         await self.client.aclose()
+
+
+class OpenAIBatches(_ProviderBatches[OpenAIClient]):
+    """The OpenAI Batch API over ``/v1/chat/completions``."""
+
+    max_requests = 50_000
+    max_bytes = 200 * 1024 * 1024
+    endpoint: Literal["/v1/chat/completions"] = "/v1/chat/completions"
 
     def _sdk(self) -> openai.AsyncOpenAI:
         return self.client.sdk.with_options(max_retries=CONTROL_RETRIES)
@@ -187,20 +195,11 @@ class OpenAIBatches:
             ) from None
 
 
-class AnthropicBatches:
+class AnthropicBatches(_ProviderBatches[AnthropicClient]):
     """Anthropic Message Batches."""
 
     max_requests = 100_000
     max_bytes = 256 * 1024 * 1024
-
-    def __init__(self, client: AnthropicClient) -> None:
-        self.client = client
-        self.provider = client.provider
-        self.model = client.model
-        self.variant = client.variant  # endpoint and mode: keys match a direct run's
-
-    async def aclose(self) -> None:
-        await self.client.aclose()
 
     def _sdk(self) -> anthropic.AsyncAnthropic:
         return self.client.sdk.with_options(max_retries=CONTROL_RETRIES)

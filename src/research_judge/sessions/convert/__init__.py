@@ -19,13 +19,14 @@ from ...errors import ConfigError, InputFileError
 from ..model import Session
 from . import anthropic, openai_chat, openinference, otel
 from ._common import ConvertOptions, RecordError, SessionDict, compile_stub_pattern, jsonl_records
+from ._otlp import Trace, read_traces
 from ._writer import SessionsWriter, check_output
 
 __all__ = ["FORMATS", "ConvertOptions", "ConvertStats", "compile_stub_pattern", "convert_files"]
 
 FORMATS = (openai_chat.NAME, anthropic.NAME, otel.NAME, openinference.NAME)
 # Trace formats: OTLP JSON read by trace, then one converter per trace.
-_TRACE_CONVERTERS: dict[str, Callable[[otel.Trace, ConvertOptions], SessionDict]] = {
+_TRACE_CONVERTERS: dict[str, Callable[[Trace, ConvertOptions], SessionDict]] = {
     otel.NAME: otel.convert_trace,
     openinference.NAME: openinference.convert_trace,
 }
@@ -88,7 +89,7 @@ def _records(
 ) -> Iterator[_Converted | InputFileError]:
     if fmt in _TRACE_CONVERTERS:
         convert_trace = _TRACE_CONVERTERS[fmt]
-        for trace in otel.read_traces(paths):
+        for trace in read_traces(paths):
             if isinstance(trace, InputFileError):
                 yield trace
                 continue

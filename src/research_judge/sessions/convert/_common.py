@@ -86,6 +86,38 @@ def jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any] | InputFileE
             yield number, value
 
 
+class ToolCalls:
+    """The tool calls of one JSONL record, by id, and which of them still wait for a result."""
+
+    def __init__(self, call: str, result: str) -> None:
+        # How the log names a call and its result, for the error: "tool call", "tool message
+        # with tool_call_id".
+        self._call, self._result = call, result
+        self._calls: dict[str, tuple[str | None, Any]] = {}
+        self._waiting: dict[str, int] = {}  # call id -> index of the message that made it
+
+    def asked(self, call_id: str, index: int, tool: str | None, args: Any) -> None:
+        self._calls[call_id] = (tool, args)
+        self._waiting[call_id] = index
+
+    def answered(self, call_id: str) -> tuple[str | None, Any]:
+        """The tool and arguments of the call a result answers (None, None: a call not logged)."""
+        self._waiting.pop(call_id, None)
+        return self._calls.get(call_id, (None, None))
+
+    def check_all_answered(self) -> None:
+        """A call with no result is an error naming each such call: the user fixes the log once,
+        and a result the agent saw is never silently missing from the trajectory."""
+        if self._waiting:
+            raise RecordError(
+                "; ".join(
+                    f"messages[{index}]: {self._call} {call_id!r} ({self._calls[call_id][0]}) "
+                    f"has no result (no {self._result} {call_id!r})"
+                    for call_id, index in self._waiting.items()
+                )
+            )
+
+
 def reference(
     ref_id: str,
     text: str,

@@ -62,6 +62,8 @@ class SessionsWriter:
                 sys.stdout.write(line)
             else:
                 self._handle.write(line.encode("utf-8"))
+        except BrokenPipeError:
+            raise  # `convert --out - | head`: the reader left; the CLI ends quietly (exit 141)
         except OSError as exc:  # disk full, quota: the temp file goes, any earlier output stays
             raise OutputError(f"cannot write {self.out}: {exc.strerror or exc}") from exc
         self.count += 1

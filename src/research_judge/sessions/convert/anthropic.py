@@ -8,6 +8,10 @@ text, joined. References, in order, one per tool call id:
 - ``web_search_tool_result``: the result list (titles, urls, and page text where the log has it).
   Search results' ``encrypted_content`` cannot be read: the reference says so in
   ``unreadable`` instead of passing ciphertext to the judge.
+- other server and MCP tools' ``*_tool_result`` blocks (code execution, ``mcp_tool_result``)
+  like ``tool_result``: their text, or their object as JSON.
+A ``tool_use`` (client, server or MCP) with no result block is an error naming its id: a
+reference the judge never sees must not pass unnoticed.
 ``citations`` on the answer's text blocks become the session's citations.
 """
 
@@ -19,6 +23,7 @@ from ._common import (
     ConvertOptions,
     RecordError,
     SessionDict,
+    ToolCalls,
     as_text,
     call_title,
     metadata_of,
@@ -34,7 +39,7 @@ NAME = "anthropic"
 def convert_record(record: dict[str, Any], options: ConvertOptions) -> SessionDict:
     session_id = require(record, "id", str)
     messages = require(record, "messages", list)
-    calls: dict[str, tuple[str | None, Any]] = {}
+    calls = ToolCalls("tool_use", "result block with tool_use_id")
     question: str | None = None
     answer: tuple[str, list[dict[str, Any]]] | None = None
     trajectory: list[dict[str, Any]] = []
@@ -50,15 +55,16 @@ def convert_record(record: dict[str, Any], options: ConvertOptions) -> SessionDi
             answer = _answer(blocks)
         for block in blocks:
             kind = block.get("type")
-            if kind in ("tool_use", "server_tool_use") and isinstance(block.get("id"), str):
-                calls[block["id"]] = (block.get("name"), block.get("input"))
-            elif kind in ("tool_result", "web_fetch_tool_result", "web_search_tool_result"):
+            if kind in _CALLS and isinstance(block.get("id"), str):
+                calls.asked(block["id"], index, block.get("name"), block.get("input"))
+            elif isinstance(kind, str) and kind.endswith("tool_result"):
                 call_id = block.get("tool_use_id")
                 if not isinstance(call_id, str) or not call_id:
                     raise RecordError(f"messages[{index}]: {kind} block without a tool_use_id")
-                tool, args = calls.get(call_id, (None, None))
-                build = _RESULTS[kind]
+                tool, args = calls.answered(call_id)
+                build = _RESULTS.get(kind, _tool_result)
                 trajectory.append(build(call_id, block, tool, args, options))
+    calls.check_all_answered()
     if question is None:
         raise RecordError("no user message with text (the question)")
     if answer is None:
@@ -261,6 +267,8 @@ def _object(value: Any, call_id: str, what: str) -> dict[str, Any]:
     return value
 
 
+_CALLS = ("tool_use", "server_tool_use", "mcp_tool_use")
+# Result blocks read their own way; any other ``*tool_result`` block is read as ``tool_result``.
 _RESULTS = {
     "tool_result": _tool_result,
     "web_fetch_tool_result": _web_fetch,

@@ -3,7 +3,11 @@
 Question: the first user message's text. Answer: the last assistant message that has text.
 References: every ``tool`` message, in order, id = its ``tool_call_id``; the calling tool's name
 and arguments (from the assistant's ``tool_calls``) give the title and provenance, and a ``url``
-argument the reference's url. ``url_citation`` annotations on the answer become its citations.
+argument the reference's url. Legacy function calling (an assistant ``function_call``, answered
+by the next ``role: "function"`` message) is read the same way; having no call id, such a result
+is ``function-N``, N its message's index. A call with no result is an error naming it: a
+reference the judge never sees must not pass unnoticed. ``url_citation`` annotations on the
+answer become its citations.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from ._common import (
     ConvertOptions,
     RecordError,
     SessionDict,
+    ToolCalls,
     call_title,
     metadata_of,
     parse_arguments,
@@ -29,7 +34,8 @@ NAME = "openai-chat"
 def convert_record(record: dict[str, Any], options: ConvertOptions) -> SessionDict:
     session_id = require(record, "id", str)
     messages = require(record, "messages", list)
-    calls: dict[str, tuple[str | None, Any]] = {}
+    calls = ToolCalls("tool call", "tool message with tool_call_id")
+    legacy: tuple[int, str | None, Any] | None = None  # a function_call awaiting its result
     question: str | None = None
     answer: str | None = None
     annotations: list[Any] = []
@@ -51,7 +57,10 @@ def convert_record(record: dict[str, Any], options: ConvertOptions) -> SessionDi
                             f"an object, got {type(function).__name__}"
                         )
                     arguments = parse_arguments(function.get("arguments"))
-                    calls[call["id"]] = (function.get("name"), arguments)
+                    calls.asked(call["id"], index, function.get("name"), arguments)
+            if message.get("function_call") is not None:
+                _check_answered(legacy)
+                legacy = (index, *_function_call(message["function_call"], index))
             text = _text(message.get("content"), index)
             if text:
                 answer, annotations = text, list(message.get("annotations") or [])
@@ -60,18 +69,15 @@ def convert_record(record: dict[str, Any], options: ConvertOptions) -> SessionDi
             call_id = message.get("tool_call_id")
             if not isinstance(call_id, str) or not call_id:
                 raise RecordError(f"messages[{index}]: tool message without a tool_call_id")
-            tool, args = calls.get(call_id, (None, None))
-            trajectory.append(
-                reference(
-                    call_id,
-                    _text(message.get("content"), index),
-                    options,
-                    title=call_title(tool, args),
-                    url=url_argument(args),
-                    tool=tool,
-                    args=args,
-                )
-            )
+            tool, args = calls.answered(call_id)
+            trajectory.append(_result(call_id, tool, args, message, index, options))
+        elif role == "function":
+            name = message.get("name")
+            tool, args = (legacy[1], legacy[2]) if legacy else (_str(name), None)
+            legacy = None
+            trajectory.append(_result(f"function-{index}", tool, args, message, index, options))
+    calls.check_all_answered()
+    _check_answered(legacy)
     if question is None:
         raise RecordError("no user message with text (the question)")
     if answer is None:
@@ -90,6 +96,47 @@ def convert_record(record: dict[str, Any], options: ConvertOptions) -> SessionDi
     if citations:
         session["citations"] = citations
     return session
+
+
+def _result(
+    ref_id: str,
+    tool: str | None,
+    args: Any,
+    message: dict[str, Any],
+    index: int,
+    options: ConvertOptions,
+) -> dict[str, Any]:
+    return reference(
+        ref_id,
+        _text(message.get("content"), index),
+        options,
+        title=call_title(tool, args),
+        url=url_argument(args),
+        tool=tool,
+        args=args,
+    )
+
+
+def _function_call(call: Any, index: int) -> tuple[str | None, Any]:
+    """A legacy ``function_call``: its function's name and parsed arguments."""
+    if not isinstance(call, dict):
+        raise RecordError(
+            f"messages[{index}]: 'function_call' must be an object, got {type(call).__name__}"
+        )
+    return _str(call.get("name")), parse_arguments(call.get("arguments"))
+
+
+def _check_answered(legacy: tuple[int, str | None, Any] | None) -> None:
+    if legacy is not None:
+        index, name, _ = legacy
+        raise RecordError(
+            f"messages[{index}]: function call ({name}) has no result "
+            "(no 'function' message after it)"
+        )
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _text(content: Any, index: int) -> str:

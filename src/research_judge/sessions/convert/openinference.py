@@ -12,7 +12,9 @@ for it). Question: the first user message of the root agent's first ``LLM`` span
 span's ``input.value``); answer: the last root ``LLM`` span's output message (else the root
 span's ``output.value``). References, in time order, one per id: ``TOOL`` spans (id
 ``tool_call.id`` or the span id), each ``RETRIEVER`` document (its ``document.id``), and ``tool``
-messages of ``LLM`` inputs (``message.tool_call_id``) not logged as a span.
+messages of ``LLM`` inputs (``message.tool_call_id``) not logged as a span. A tool call of an
+``LLM`` output message (``message.tool_calls.N.tool_call.id``) that nothing answered is an error
+naming it, as in every format.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import json
 from collections import defaultdict
 from typing import Any
 
+from ._agents import AgentTree
 from ._common import (
     ConvertOptions,
     RecordError,
@@ -31,31 +34,21 @@ from ._common import (
     reference,
     url_argument,
 )
-from .otel import Span, Trace
+from ._otlp import Span, Trace
 
 NAME = "openinference"
 KIND = "openinference.span.kind"
 
 
 def convert_trace(trace: Trace, options: ConvertOptions) -> SessionDict:
-    spans = sorted(trace.spans, key=lambda s: s.start)
-    by_id = {s.span_id: s for s in spans}
-    agent_of = {s.span_id: _agent_above(s, by_id) for s in spans}
-    agents = [s for s in spans if _kind(s) == "AGENT"]
-    roots = [a for a in agents if agent_of[a.span_id] is None]
-    top = [s for s in spans if s.parent_id not in by_id]
+    tree = AgentTree(trace, _is_agent, _agent_name)
+    spans, roots = tree.spans, tree.roots
+    top = [s for s in spans if s.parent_id not in tree.by_id]
     root = roots[0] if roots else (top[0] if top else None)
     if root is None:
         raise RecordError("no root span")
     root_id = root.span_id if roots else None
-
-    def agent_name(span_id: str | None) -> str | None:
-        agent = by_id.get(span_id) if span_id else None
-        if agent is None:
-            return None
-        return _str(agent.attributes.get("agent.name")) or agent.name
-
-    llms = [s for s in spans if _kind(s) == "LLM" and agent_of[s.span_id] == root_id]
+    llms = [s for s in spans if _kind(s) == "LLM" and tree.agent_of[s.span_id] == root_id]
     question = _first_user(_messages(llms[0], "llm.input_messages")) if llms else None
     question = question or _str(root.attributes.get("input.value"))
     if not question:
@@ -65,13 +58,11 @@ def convert_trace(trace: Trace, options: ConvertOptions) -> SessionDict:
     if not answer:
         raise RecordError("no answer: no output message in the root agent's last LLM span")
 
-    def owner(span: Span) -> str | None:
-        return agent_name(span.span_id if _kind(span) == "AGENT" else agent_of[span.span_id])
-
     found: dict[str, dict[str, Any]] = {}
+    requested: dict[str, tuple[str | None, Any, str | None]] = {}  # id -> (tool, args, agent)
 
     def add(ref_id: str, span: Span, tool: str | None, args: Any, text: str, **extra: Any) -> None:
-        item = {"tool": tool, "args": args, "agent": owner(span), "text": text, **extra}
+        item = {"tool": tool, "args": args, "agent": tree.owner_name(span), "text": text, **extra}
         earlier = found.setdefault(ref_id, item)  # one reference per id, where it first appeared
         for key in ("tool", "args"):  # a tool message names less of the call than its span
             if earlier[key] is None:
@@ -99,6 +90,23 @@ def convert_trace(trace: Trace, options: ConvertOptions) -> SessionDict:
                 if message.get("message.role") == "tool" and tool_call_id:
                     tool_name = _str(message.get("message.name"))
                     add(tool_call_id, span, tool_name, None, _content(message))
+            for message in _messages(span, "llm.output_messages"):
+                for call in _indexed(message, "message.tool_calls"):
+                    if asked := _str(call.get("tool_call.id")):
+                        name = _str(call.get("tool_call.function.name"))
+                        args = parse_arguments(call.get("tool_call.function.arguments"))
+                        requested.setdefault(asked, (name, args, tree.owner_name(span)))
+    # A call the model asked for: its name and arguments complete a result that lacks them, and
+    # one that no span or message answered is named, never left out unnoticed.
+    missing = []
+    for call_id, (name, args, agent) in requested.items():
+        if call_id not in found:
+            missing.append(f"tool call {call_id!r} ({name}, agent {agent}) has no recorded result")
+            continue
+        item = found[call_id]
+        item["tool"], item["args"] = item["tool"] or name, item["args"] or args
+    if missing:
+        raise RecordError("; ".join(missing) + " (no TOOL span or tool message with its id)")
     trajectory = [
         reference(
             ref_id,
@@ -113,32 +121,20 @@ def convert_trace(trace: Trace, options: ConvertOptions) -> SessionDict:
         for ref_id, item in found.items()
     ]
     session_id = next((v for s in spans if (v := _str(s.attributes.get("session.id")))), None)
-    metadata: dict[str, Any] = {"trace_id": trace.trace_id, "agent": agent_name(root.span_id)}
-    subs = [agent_name(a.span_id) for a in agents if a is not root]
-    if subs:
-        metadata["sub_agents"] = subs
-    return {
-        "id": session_id or trace.trace_id,
-        "question": question,
-        "answer": answer,
-        "trajectory": trajectory,
-        "metadata": metadata,
-    }
+    agent = tree.agent_name(root.span_id)
+    return tree.session(session_id, root, question, answer, trajectory, agent=agent)
 
 
 def _kind(span: Span) -> str:
     return str(span.attributes.get(KIND, "")).upper()
 
 
-def _agent_above(span: Span, by_id: dict[str, Span]) -> str | None:
-    seen = {span.span_id}
-    parent = by_id.get(span.parent_id or "")
-    while parent is not None and parent.span_id not in seen:
-        if _kind(parent) == "AGENT":
-            return parent.span_id
-        seen.add(parent.span_id)
-        parent = by_id.get(parent.parent_id or "")
-    return None
+def _is_agent(span: Span) -> bool:
+    return _kind(span) == "AGENT"
+
+
+def _agent_name(agent: Span) -> str | None:
+    return _str(agent.attributes.get("agent.name")) or agent.name
 
 
 def _indexed(attributes: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
