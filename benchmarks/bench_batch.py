@@ -1,8 +1,10 @@
 """Benchmark 6: ``grade --batch`` over many sessions against the fake OpenAI Batch API.
 
-The fake (``research_judge.testing.FakeBatchServer``, answering with ``judge_replies.respond``)
-runs in a child process, so its CPU (building every completion of the output file) never counts
-against the client. The client is the chain ``grade --batch --no-cache`` builds
+The fake (``research_judge.testing.FakeBatchServer``) runs in a child process, so its CPU
+(building every completion of the output file) never counts against the client. Batch lines
+carry no headers, so it answers with ``known_sessions.KnownSessions``: it knows the generated
+sessions, and answers each line from its session's material (rendered before it starts
+listening, outside the timing). The client is the chain ``grade --batch --no-cache`` builds
 (``clients.chain.build_client``): ``Judge`` over ``BatchClient`` over ``OpenAIBatches`` over
 ``OpenAIClient``, run through ``engine.grade_file``.
 Reported: wall time (upload, polls, download, grading, writing), client CPU per session, batches
@@ -29,9 +31,11 @@ from research_judge.judge.grader import Judge
 BENCH_DIR = Path(__file__).resolve().parent
 SERVER = r"""
 import json, sys
-from judge_replies import respond
+from pathlib import Path
+from known_sessions import KnownSessions
 from research_judge.testing.fake_batches import FakeBatchServer
-with FakeBatchServer(respond, polls_to_finish=2) as srv:
+known = KnownSessions.from_file(Path(sys.argv[1]))
+with FakeBatchServer(known, polls_to_finish=2) as srv:
     print(json.dumps({"base_url": srv.openai_base_url}), flush=True)
     sys.stdin.read()
     print(json.dumps({"batches": srv.stats.batches_created,
@@ -48,7 +52,7 @@ def run(workdir: Path, *, sessions: int = 10_000, poll: float = 0.5) -> list[Fig
         old.unlink()  # a fresh run: nothing to pick up
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(BENCH_DIR), *sys.path])}
     server = subprocess.Popen(
-        [sys.executable, "-c", SERVER],
+        [sys.executable, "-c", SERVER, str(src)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,

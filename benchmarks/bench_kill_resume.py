@@ -3,8 +3,8 @@
 Pass means: the resumed run exits 0, ``read_results`` (which raises on duplicate ids) finds every
 session exactly once and in input order, and no session that already had a complete line in the
 results file after the kill was sent to the judge again. What was sent is known server-side: the
-fake server logs a hash of each request's first user message, and the sessions' own prompts
-(rendered by the real ``Judge``) map the hashes back to session ids.
+CLI runs with ``--send-material``, and the fake judge logs the session id of each request it
+answers, from that material.
 
 Each run gets a fresh server (and log); the base URL changes only in its port, which is not part
 of the judge's fingerprint, so the second run resumes the first one's file.
@@ -20,8 +20,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge_replies import prompt_hash, write_sessions
-from pipeline import MODEL, Figure, first_requests
+from judge_replies import write_sessions
+from pipeline import MODEL, Figure
 from research_judge.results.model import read_results
 from server_process import BENCH_DIR, FakeServerProcess
 
@@ -65,9 +65,9 @@ def run(
     ),
 ) -> list[Figure]:
     src = write_sessions(workdir / "kill.sessions.jsonl", sessions)
-    order, owner = _prompt_owners(src)
+    order = [json.loads(line)["id"] for line in src.read_text(encoding="utf-8").splitlines()]
     outcomes = [
-        _one_case(workdir, src, order, owner, case, i, concurrency, latency)
+        _one_case(workdir, src, order, case, i, concurrency, latency)
         for i, case in enumerate(cases)
     ]
     for o in outcomes:
@@ -101,7 +101,6 @@ def _one_case(
     workdir: Path,
     src: Path,
     order: list[str],
-    owner: dict[str, str],
     case: Case,
     number: int,
     concurrency: int,
@@ -133,12 +132,12 @@ def _one_case(
             killed_with.append(len(_graded_ids(out)))
             left = out.read_bytes() if out.exists() else b""
             torn += bool(left) and not left.endswith(b"\n")
-            resent |= _asked(log, owner, seen) & before
+            resent |= _asked(log, seen) & before
         seen = _log_lines(log)
         before = _graded_ids(out)
         proc = _start_cli(src, out, server.base_url, concurrency)
         exit_code = proc.wait(RUN_TIMEOUT)
-        asked = _asked(log, owner, seen)
+        asked = _asked(log, seen)
     resent |= asked & before
     problem = ""
     if not set(order) - before <= asked:  # proves the log sees what the resumed run sends
@@ -165,6 +164,7 @@ def _start_cli(src: Path, out: Path, base_url: str, concurrency: int) -> subproc
         "--model",
         MODEL,
         "--no-cache",
+        "--send-material",  # the fake judge answers from it, and logs the session asked about
         "--quiet",
         "--concurrency",
         str(concurrency),
@@ -198,27 +198,13 @@ def _graded_ids(out: Path) -> set[str]:
     return {json.loads(line)["session_id"] for line in data[: data.rfind(b"\n") + 1].splitlines()}
 
 
-def _prompt_owners(src: Path) -> tuple[list[str], dict[str, str]]:
-    """Session ids in input order, and the hash of each first user message -> its session."""
-    rendered = first_requests(src)
-    owners = {
-        prompt_hash(request.messages[0].content): sid
-        for sid, requests in rendered
-        for request in requests
-    }
-    return [sid for sid, _ in rendered], owners
-
-
 def _log_lines(log: Path) -> int:
     return len(log.read_text(encoding="utf-8").splitlines()) if log.exists() else 0
 
 
-def _asked(log: Path, owner: dict[str, str], skip: int = 0) -> set[str]:
-    """Sessions whose prompts the server was asked for after the log's first ``skip`` lines."""
+def _asked(log: Path, skip: int = 0) -> set[str]:
+    """Sessions the server was asked about after the log's first ``skip`` lines."""
     if not log.exists():
         return set()
-    asked = set()
-    for line in log.read_text(encoding="utf-8").splitlines()[skip:]:
-        _call, digest = line.split(" ", 1)
-        asked.add(owner.get(digest, f"unknown prompt {digest}"))
-    return asked
+    lines = log.read_text(encoding="utf-8").splitlines()[skip:]
+    return {line.split(" ", 1)[1] for line in lines}

@@ -5,31 +5,35 @@ prose, and each answer states "Fact N is true [rN]." for every reference plus on
 claim, so the replies built here quote text that really occurs: evidence verification does its
 full work, and the verdicts mix yes and no as a real judge's would.
 
-The same replies serve two clients: ``respond`` answers the fake OpenAI server and
-``InstantClient`` answers without HTTP, from the request's material. ``respond`` sees only the
-raw body, exactly as the bare baseline loops post it (no material header), so it finds the
-reference ids on the counting prompt's line "The trajectory holds N references: r1, r2.": a
-benchmark reading its own generated prompts, where the fake judge of ``research_judge.testing``
-reads structured material instead.
+Every fake of the benchmarks answers from a request's material (reference ids), never from its
+prompt, so a benchmark keeps working when the prompts are reworded:
 
-``respond`` also logs every request it answers when ``RJ_BENCH_ASK_LOG`` names a file: one line
-"<call> <sha256 of the first user message>" so a benchmark can tell which sessions were sent.
+- ``MaterialReplies`` answers the fake OpenAI server from the ``X-Research-Judge-Material``
+  header, which the pipeline (``send_material=True``) and the bare baseline loops both send;
+- ``known_sessions.KnownSessions`` answers batch lines, which carry no headers, from the
+  sessions it knows;
+- ``InstantClient`` answers in process, from ``JudgeRequest.material``.
+
+The fakes log every request they answer when ``RJ_BENCH_ASK_LOG`` names a file: one line
+"<call> <session id>" so a benchmark can tell which sessions were sent.
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import random
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
+
+from research_judge.clients.base import CallKind
+from research_judge.clients.material import MATERIAL_HEADER, MaterialMissing, decode_material
 
 MODEL = "gpt-4o-mini"  # the judge model every benchmark names (the fake server ignores it)
 ASK_LOG_ENV = "RJ_BENCH_ASK_LOG"
 INVENTED_CLAIM = "Fact 99 is invented"
-COUNTING_SCHEMA_NAME = "counting_verdicts"
 
 _VOCABULARY = (
     "battery capacity winter range electric truck cold cell chemistry heating cabin pack "
@@ -145,42 +149,45 @@ def scoring_reply() -> dict[str, Any]:
     }
 
 
-def respond(body: dict[str, Any]) -> str:
-    """Responder for the fake OpenAI server (``--responder judge_replies:respond``)."""
-    messages = body.get("messages") or []
-    first_user = next((m.get("content", "") for m in messages if m.get("role") == "user"), "")
-    fmt = body.get("response_format") or {}
-    name = (fmt.get("json_schema") or {}).get("name")
-    call = "counting" if name == COUNTING_SCHEMA_NAME else "scoring"
-    _log(call, str(first_user))
-    reply = (
-        counting_reply(reference_ids_in(str(first_user))) if call == "counting" else scoring_reply()
-    )
+def reply_text(call: CallKind, reference_ids: Sequence[str]) -> str:
+    """The reply, as JSON text, to a call showing these references (none for scoring). Built
+    once per reference list: every fake of the benchmarks answers from here, from a request's
+    material, never from its prompt."""
+    return _reply_text(call, tuple(reference_ids))
+
+
+@functools.cache
+def _reply_text(call: CallKind, reference_ids: tuple[str, ...]) -> str:
+    reply = counting_reply(list(reference_ids)) if call == "counting" else scoring_reply()
     return json.dumps(reply)
 
 
-_LISTING = "The trajectory holds"
+class MaterialReplies:
+    """The fake OpenAI server's responder (``--responder judge_replies:MaterialReplies``): answers
+    from the material header the pipeline and the bare loops send (``send_material``), never from
+    the prompt. A request without it is refused (HTTP 400): there is nothing else to answer from.
+    """
+
+    def respond(self, body: dict[str, Any], headers: Mapping[str, str]) -> str:
+        value = headers.get(MATERIAL_HEADER.lower())
+        if value is None:
+            raise MaterialMissing(
+                f"the benchmark judge answers from the {MATERIAL_HEADER} header, which this "
+                "request lacks (send_material=True, grade --send-material)"
+            )
+        call, session_id, material = decode_material(value)
+        log_asked(call, session_id)
+        return reply_text(call, material.reference_ids)
 
 
-def reference_ids_in(prompt: str) -> list[str]:
-    """The reference ids a rendered counting prompt lists ([] for a session without any)."""
-    for line in prompt.splitlines():
-        if line.startswith(_LISTING) and ":" in line:
-            return [part.strip(" .") for part in line.split(":", 1)[1].split(",")]
-    return []
-
-
-def _log(call: str, first_user: str) -> None:
+def log_asked(call: str, session_id: str) -> None:
+    """One line "<call> <session id>" in the ask log, when ``RJ_BENCH_ASK_LOG`` names one."""
     path = os.environ.get(ASK_LOG_ENV)
     if path:
-        _ask_log(path).write(f"{call} {prompt_hash(first_user)}\n")
+        _ask_log(path).write(f"{call} {session_id}\n")
 
 
 @functools.cache
 def _ask_log(path: str) -> IO[str]:
     """One line-buffered handle per server process, opened on first use."""
     return open(path, "a", buffering=1, encoding="utf-8")
-
-
-def prompt_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]

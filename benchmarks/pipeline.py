@@ -1,9 +1,11 @@
 """What every benchmark shares: the real grading chain, a timed run of it, and the figures.
 
-The chain is the one ``research-judge grade --no-cache`` builds, from the same builder
-(``clients.chain.build_client``): ``Judge`` over ``ResilientClient`` over ``OpenAIClient`` (a JSON
-POST per call over aiohttp), pointed at the fake server with a dummy key; the run goes through
-``engine.grade_file`` exactly as the CLI's does.
+The chain is the one ``research-judge grade --no-cache --send-material`` builds, from the same
+builder (``clients.chain.build_client``): ``Judge`` over ``ResilientClient`` over ``OpenAIClient``
+(a JSON POST per call through the openai SDK), pointed at the fake server with a dummy key; the
+run goes through ``engine.grade_file`` exactly as the CLI's does. ``--send-material`` adds each
+request's material as a header, which the fake judge answers from (``judge_replies``); the bare
+loops send the same header, so both sides send the same bytes.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from research_judge.clients.scripted import ScriptedClient
 from research_judge.cost.prices import PriceTable
 from research_judge.engine import ResilientClient, RunOptions, RunStats, grade_file
 from research_judge.judge.grader import Judge
+from research_judge.judge.prompts import PromptSet
 from research_judge.sessions.model import Session, iter_sessions
 
 __all__ = [
@@ -50,9 +53,15 @@ class Figure:
 
 
 def build_chain(base_url: str, concurrency: int) -> tuple[Judge, ResilientClient]:
-    """The CLI's chain without the cache, and its resilience layer (for its counters)."""
+    """The CLI's chain without the cache, sending the material header, and its resilience
+    layer (for its counters)."""
     settings = ClientSettings(
-        model=MODEL, api_key=DUMMY_KEY, base_url=base_url, concurrency=concurrency, cache=False
+        model=MODEL,
+        api_key=DUMMY_KEY,
+        base_url=base_url,
+        concurrency=concurrency,
+        cache=False,
+        send_material=True,
     )
     client = build_client(settings)
     resilient = resilience_of(client)
@@ -99,10 +108,13 @@ async def _grade_timed(base_url: str, sessions: Path, out: Path, concurrency: in
     return Timed(stats, wall, cpu, client)
 
 
-def first_requests(sessions: Path) -> list[tuple[str, tuple[JudgeRequest, JudgeRequest]]]:
-    """Each session's id and its two opening requests, rendered by the real ``Judge`` (the
-    requests do not depend on the client, so none is built)."""
-    judge = Judge(ScriptedClient([]))
+def first_requests(
+    sessions: Path, prompts: PromptSet | None = None
+) -> list[tuple[str, tuple[JudgeRequest, JudgeRequest]]]:
+    """Each session's id and its two opening requests, rendered by the real ``Judge`` with
+    ``prompts`` (the shipped ones by default; the requests do not depend on the client, so none
+    is built)."""
+    judge = Judge(ScriptedClient([], model=MODEL), prompts=prompts)
     out = []
     for _, item in iter_sessions(sessions):
         assert isinstance(item, Session), item  # generated files hold no bad lines

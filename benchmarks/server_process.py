@@ -4,8 +4,9 @@
         ... OpenAIClient(..., base_url=server.base_url) ...
     server.stats  # the server's counters, read when it stopped
 
-The child is ``python -m research_judge.testing.serve`` with the judge replies of
-``judge_replies.respond``; it listens on 127.0.0.1 only and exits when its stdin closes.
+The child is ``python -m research_judge.testing.serve`` answering with
+``judge_replies.MaterialReplies`` (from each request's material header, which the pipeline and
+the bare loops send); it listens on 127.0.0.1 only and exits when its stdin closes.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ class FakeServerProcess:
             "-m",
             "research_judge.testing.serve",
             "--responder",
-            "judge_replies:respond",
+            "judge_replies:MaterialReplies",
             "--latency",
             str(latency),
             "--max-seconds",

@@ -15,7 +15,8 @@ from types import ModuleType
 
 import pytest
 
-from research_judge.clients.openai import OpenAIClient
+from research_judge.clients.base import JudgeRequest
+from research_judge.clients.openai import OpenAIClient, material_headers
 from research_judge.clients.scripted import ScriptedClient
 from research_judge.judge.evidence import EvidenceChecker
 from research_judge.judge.grader import Judge
@@ -47,16 +48,22 @@ def test_benchmark_replies_fit_the_rendered_prompts(tmp_path: Path) -> None:
     sessions = [s for _, s in iter_sessions(src)]
     assert len(sessions) == 25 and all(isinstance(s, Session) for s in sessions)
     wire = OpenAIClient("gpt-4o-mini", api_key="sk-test", base_url="http://127.0.0.1:9/v1")
+    fake = replies.MaterialReplies()
+
+    def respond(request: JudgeRequest) -> str:
+        # What the real client sends (body and material header), answered as the server does.
+        headers = {k.lower(): v for k, v in material_headers(request).items()}
+        return str(fake.respond(wire.request_body(request), headers))
+
     for s in sessions:
-        # The bodies the real client would send, answered as the fake server answers them.
-        counting, scoring = (wire.request_body(r) for r in judge.first_requests(s))
-        verdicts = parse_counting(replies.respond(counting), s.reference_ids)
+        counting, scoring = (respond(r) for r in judge.first_requests(s))
+        verdicts = parse_counting(counting, s.reference_ids)
         assert {v.id for v in verdicts if v.check == "relevant"} == set(s.reference_ids)
         checker = EvidenceChecker(s)
         checked = [checker.check(v) for v in verdicts]
         assert all(c.evidence_verified and c.claim_verified is not False for c in checked)
         assert {v.answer for v in verdicts} == {True, False}  # a mix, as a real judge gives
-        assert set(parse_scoring(replies.respond(scoring))) == {
+        assert set(parse_scoring(scoring)) == {
             "effectiveness",
             "fluff",
             "structure",
@@ -65,11 +72,11 @@ def test_benchmark_replies_fit_the_rendered_prompts(tmp_path: Path) -> None:
 
 def test_every_bare_loop_sends_two_calls_per_session(tmp_path: Path) -> None:
     bare = bench("bare_loop")
-    bodies = bare.render_bodies(bench("judge_replies").write_sessions(tmp_path / "s.jsonl", 5))
-    assert len(bodies) == 5
+    calls = bare.render_calls(bench("judge_replies").write_sessions(tmp_path / "s.jsonl", 5))
+    assert len(calls) == 5
     with bench("server_process").FakeServerProcess(latency=0.01) as server:
         for floor in bare.FLOORS:
-            asyncio.run(bare.bare_run(bodies, server.base_url, 3, floor))
+            asyncio.run(bare.bare_run(calls, server.base_url, 3, floor))
     assert server.stats["requests"] == server.stats["completed"] == 2 * 5 * len(bare.FLOORS)
     assert 1 <= server.stats["max_in_flight"] <= 3
 

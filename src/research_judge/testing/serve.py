@@ -2,6 +2,11 @@
 
     python -m research_judge.testing.serve --responder my_module:respond --latency 0.1
 
+The responder is a function of the request body, or an object whose ``respond(body, headers)``
+also reads the headers (``HeaderResponder``: the material header ``grade --send-material`` adds);
+a class named there is instantiated with no arguments, e.g.
+``--responder research_judge.testing.fake_judge:FakeJudge``.
+
 A separate process keeps the server's CPU out of the client's measurements. The protocol with
 the parent is two JSON lines on stdout: ``{"base_url": ...}`` once listening, and
 ``{"stats": {...}}`` (the server's counters and CPU seconds) just before exiting. It stops itself
@@ -21,11 +26,13 @@ import time
 from collections.abc import Sequence
 from typing import cast
 
-from research_judge.testing.fake_openai import FakeOpenAIServer, Responder
+from research_judge.testing.fake_openai import FakeOpenAIServer, HeaderResponder, Responder
 
 
 def load_responder(spec: str) -> Responder:
-    """``module:function`` -> the function; the module must be importable (see PYTHONPATH)."""
+    """``module:name`` -> the responder it names: a function of the body, a header responder
+    object, or a class of header responders (instantiated with no arguments). The module must be
+    importable (see PYTHONPATH)."""
     module_name, sep, attribute = spec.partition(":")
     if not sep or not module_name or not attribute:
         raise SystemExit(f"--responder must look like module:function, got {spec!r}")
@@ -33,10 +40,23 @@ def load_responder(spec: str) -> Responder:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise SystemExit(f"--responder {spec}: cannot import {module_name!r}: {exc}") from exc
-    responder = getattr(module, attribute, None)
-    if not callable(responder):
-        raise SystemExit(f"--responder {spec}: {module_name} has no function {attribute!r}")
-    return cast(Responder, responder)
+    found = getattr(module, attribute, None)
+    if isinstance(found, type):
+        if not callable(getattr(found, "respond", None)):
+            raise SystemExit(
+                f"--responder {spec}: class {attribute} has no respond(body, headers) method"
+            )
+        try:
+            found = found()
+        except TypeError as exc:
+            raise SystemExit(
+                f"--responder {spec}: class {attribute} cannot be made without arguments: {exc}"
+            ) from exc
+    if isinstance(found, HeaderResponder) or callable(found):
+        return cast(Responder, found)
+    raise SystemExit(
+        f"--responder {spec}: {module_name} has no function or responder named {attribute!r}"
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -47,7 +67,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--responder",
         metavar="MODULE:FUNCTION",
-        help="function(body: dict) -> reply text; default answers '{}'",
+        help="function(body: dict) -> reply text, or an object or class with "
+        "respond(body, headers) (reads the material header); default answers '{}'",
     )
     p.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
     p.add_argument(
