@@ -485,8 +485,9 @@ def test_a_provider_down_stop_is_annotated_summarised_and_a_junit_error(
                      "--cache-dir", str(tmp_path / "cache"), "--retries", "0",
                      "--down-after", "0", "--junit", str(junit)])  # fmt: skip
     assert code == 3
-    err = capsys.readouterr().err
-    assert "::error title=research-judge grade%3A stopped::provider down: " in err
+    # On stdout, as a finished run's annotations are (stderr when stdout carries --json).
+    out = capsys.readouterr().out
+    assert "::error title=research-judge grade%3A stopped::provider down: " in out
     # The step summary says why the step failed; the JUnit file holds the stop as an error.
     summary = summary_file.read_text(encoding="utf-8")
     assert summary.startswith("earlier step's summary\n")
@@ -494,6 +495,100 @@ def test_a_provider_down_stop_is_annotated_summarised_and_a_junit_error(
     [stop] = [c for c in cases(junit) if c.name == "provider"]
     assert isinstance(stop.result[0], Error) and stop.result[0].type == "provider_down"
     assert "rerun the same command to resume" in (stop.result[0].message or "")
+
+
+def _grade_until_the_provider_stops(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    *flags: str,
+) -> tuple[int, Path]:
+    """Five sessions graded into ``o.jsonl`` by a first run; then a run on those five, twelve new
+    ones and a bad line, selecting two old ones and the new ones with ``--where``, against a
+    server that now fails every request: it reuses the two, records the new ones it sent as
+    judge errors and stops once ten requests in a row have failed."""
+    from research_judge.testing.fake_openai import FakeOpenAIServer
+
+    from support import body_responder, session, write_sessions
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    sessions = [session(f"s-{i}") for i in range(17)]
+    for i, s in enumerate(sessions):
+        s["metadata"]["tier"] = "full" if i in (2, 3, 4) else "smoke"
+    out = tmp_path / "o.jsonl"
+    argv = ["--out", str(out), "--quiet", "--provider", "openai", "--model", "gpt-4o-mini"]
+    argv += ["--cache-dir", str(tmp_path / "cache"), "--retries", "0", "--down-after", "0"]
+    argv += ["--send-material"]
+    first = write_sessions(tmp_path / "first.jsonl", sessions[:5])
+    second = write_sessions(tmp_path / "second.jsonl", [sessions[0]], ["{not json"])
+    with second.open("a", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(s) + "\n" for s in sessions[1:])
+    # One server for both runs: its address is part of the judge that --out's results record.
+    with FakeOpenAIServer(body_responder, retry_after=0) as srv:
+        assert main(["grade", str(first), *argv, "--base-url", srv.base_url]) == 0
+        assert len(read_results(out)) == 5
+        capsys.readouterr()  # the first run's own outputs
+        srv.fail_status = 503
+        code = main(["grade", str(second), *argv, "--base-url", srv.base_url,
+                     "--where", "tier=smoke", *flags])  # fmt: skip
+    return code, second
+
+
+def _selected_in(out: Path) -> set[str]:
+    return {r.session_id for r in read_results(out)} - {"s-2", "s-3", "s-4"}
+
+
+def test_a_provider_down_stop_reports_only_the_selected_sessions_and_the_bad_lines(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    summary_file: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    junit = tmp_path / "grade.xml"
+    code, second = _grade_until_the_provider_stops(
+        tmp_path, monkeypatch, capsys, "--junit", str(junit)
+    )
+
+    assert code == 3
+    # The same cases a finished run of this selection reports, plus the stop: not s-2..s-4,
+    # which --out holds from the first run but --where leaves out.
+    found = {c.name: c for c in cases(junit)}
+    selected = _selected_in(tmp_path / "o.jsonl")
+    assert {"s-0", "s-1"} <= selected
+    assert set(found) == selected | {f"{second}:2", "provider"}
+    bad = found[f"{second}:2"].result[0]
+    assert isinstance(bad, Error) and bad.type == "input"
+    # The first run's summary comes first; this run's opens with the stop.
+    summary = summary_file.read_text(encoding="utf-8")
+    stop = summary.split("### research-judge grade: stopped\n\nprovider down: ", 1)[1]
+    assert "## research-judge report" in stop
+    assert "s-0" in stop and not {"s-2", "s-3", "s-4"} & set(stop.split())
+    bad_line = f"::error file={escape_property(str(second))},line=2,"
+    assert any(line.startswith(bad_line) for line in capsys.readouterr().out.splitlines())
+
+
+def test_a_provider_down_stop_still_prints_the_json_of_what_was_graded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    code, _ = _grade_until_the_provider_stops(tmp_path, monkeypatch, capsys, "--json")
+
+    assert code == 3
+    captured = capsys.readouterr()
+    # Stdout is the JSON alone: the annotations go to stderr.
+    payload = json.loads(captured.out)
+    assert "::error title=research-judge grade%3A stopped::provider down: " in captured.err
+    selected = len(_selected_in(tmp_path / "o.jsonl"))  # s-0, s-1 and the new ones sent
+    assert payload["sessions"] == selected
+    assert payload["errors"] == selected - 2
+    assert payload["input_errors"] == 1
+    run = payload["run"]
+    assert (run["graded"], run["reused"]) == (selected - 2, 2)
+    assert run["stopped"] == "provider_down"
+    assert run["stop_reason"].startswith("provider down: ")
+    assert "rerun the same command to resume" in run["stop_reason"]
 
 
 def test_a_max_cost_stop_opens_the_step_summary_with_the_stop(
@@ -510,3 +605,18 @@ def test_a_max_cost_stop_opens_the_step_summary_with_the_stop(
     assert "## research-judge report" in added  # then the report of what was graded
     out = capsys.readouterr().out
     assert "::warning title=research-judge grade%3A stopped::--max-cost reached" in out
+
+
+def test_a_max_cost_stop_names_its_reason_in_the_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["grade", str(FIXTURES / "sessions.jsonl"), "--out", str(tmp_path / "r.jsonl")]
+    argv += ["--provider", "scripted", "--model", "gpt-4.1-mini", "--quiet", "--json"]
+    argv += ["--replay", str(FIXTURES / "recordings"), "--max-cost", "0.00001"]
+
+    assert main(argv) == 4
+
+    run = json.loads(capsys.readouterr().out)["run"]
+    assert run["stopped"] == "budget"
+    assert run["stop_reason"].startswith("--max-cost $1e-05 reached; ")
+    assert run["stop_reason"].endswith(" session(s) not sent")

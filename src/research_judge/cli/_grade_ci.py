@@ -5,7 +5,6 @@ for a run the provider stopped, the same three saying so."""
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
@@ -25,12 +24,21 @@ def emit_grade_ci(
     input_errors: Sequence[InputFileError],
     *,
     stopped: str | None = None,
+    stop_message: str | None = None,
 ) -> None:
-    """``selected``: ids of the sessions this run covered (graded now or reused from --out)."""
+    """``selected``: ids of the sessions this run covered (graded now or reused from --out).
+
+    A run the provider stopped (``stopped="provider_down"``, exit 3) reports the same cases as
+    a finished one, for the sessions selected so far, plus what stopped it (``stop_message``):
+    an ``::error`` annotation, a step summary that opens with the stop, and a JUnit error case
+    named ``provider`` (a CI step that publishes the JUnit file would otherwise find none, or
+    last run's)."""
     from ..ci.github import command
-    from ..ci.junit import grade_cases, to_xml
+    from ..ci.junit import Case, grade_cases, to_xml
+    from ..ci.markdown import esc
     from ..report import build_report, render_markdown
 
+    down = stopped == "provider_down"
     # A --max-cost below one session's estimate stops before --out is even created.
     results = [
         r
@@ -52,17 +60,29 @@ def emit_grade_ci(
         lines += _error_annotations(results)
         if stopped == "budget":
             lines.append(command("warning", _BUDGET_MESSAGE, title="research-judge grade: stopped"))
+        if down:
+            lines.append(
+                command("error", stop_message or "", title="research-judge grade: stopped")
+            )
         return lines
 
-    emit(
-        args,
-        junit=lambda: to_xml("research-judge grade", grade_cases(results, input_errors)),
-        summary=lambda: (
-            (_BUDGET_STOP if stopped == "budget" else "")
-            + render_markdown(build_report(results, source=Path(args.out).name))
-        ),
-        annotations=annotations,
-    )
+    def junit() -> str:
+        cases = grade_cases(results, input_errors)
+        if down:
+            cases.append(Case("provider", "error", stop_message or "", kind="provider_down"))
+        return to_xml("research-judge grade", cases)
+
+    def summary() -> str:
+        name = Path(args.out).name
+        if down:
+            head = f"### research-judge grade: stopped\n\n{esc(stop_message or '')}\n\n"
+            if not results:
+                return head + f"No session is graded in {esc(name)} yet.\n"
+        else:
+            head = _BUDGET_STOP if stopped == "budget" else ""
+        return head + render_markdown(build_report(results, source=name))
+
+    emit(args, junit=junit, summary=summary, annotations=annotations)
 
 
 def _error_annotations(results: Sequence[Result]) -> list[str]:
@@ -78,32 +98,3 @@ def _error_annotations(results: Sequence[Result]) -> list[str]:
         f"{shown}{more}; rerun with --retry-errors to try them again"
     )
     return [command("warning", message, title="research-judge grade: judge errors")]
-
-
-def annotate_stop(args: argparse.Namespace, message: str) -> None:
-    """A run the provider stopped (exit 3) still tells CI why: an ``::error`` annotation, a step
-    summary that opens with the stop and then reports the sessions graded so far, and a JUnit
-    file with those sessions plus an error case for the stop (a CI step that publishes the
-    JUnit file would otherwise find none, or last run's)."""
-    from ..ci.github import annotations_wanted, command
-    from ..ci.junit import Case, grade_cases, to_xml
-    from ..ci.markdown import esc
-    from ..ci.output import write_output
-    from ..report import build_report, render_markdown
-    from ._ci import step_summary
-
-    results = [r for r in iter_results(args.out, missing_ok=True) if isinstance(r, Result)]
-
-    def summary() -> str:
-        head = f"### research-judge grade: stopped\n\n{esc(message)}\n\n"
-        if not results:
-            return head + f"No session is graded in {esc(Path(args.out).name)} yet.\n"
-        return head + render_markdown(build_report(results, source=Path(args.out).name))
-
-    if args.junit is not None:
-        stop = Case("provider", "error", message, kind="provider_down")
-        cases = [*grade_cases(results), stop]
-        write_output(args.junit, to_xml("research-judge grade", cases), "JUnit file")
-    step_summary(args.verb, summary)
-    if annotations_wanted(args.annotations):
-        print(command("error", message, title="research-judge grade: stopped"), file=sys.stderr)

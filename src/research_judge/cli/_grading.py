@@ -21,6 +21,7 @@ from ..engine import (
     Budget,
     Estimator,
     RunOptions,
+    RunStats,
     Selection,
     grade_file,
     parse_where,
@@ -48,7 +49,7 @@ from ._batch import (
     batch_summary,
     resume_hint,
 )
-from ._grade_ci import annotate_stop, emit_grade_ci
+from ._grade_ci import emit_grade_ci
 
 
 def client_settings(args: argparse.Namespace) -> ClientSettings:
@@ -195,8 +196,10 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
         def report_input_error(exc: InputFileError) -> None:
             print(f"research-judge grade: {exc}", file=err)
 
+        # Ours, filled in as the run goes: a run the provider stops still reports what it covered.
+        stats = RunStats()
         try:
-            stats = await grade_file(
+            await grade_file(
                 args.sessions,
                 args.out,
                 judge,
@@ -207,6 +210,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
                 budget=budget,
                 on_input_error=report_input_error,
                 store=store,
+                stats=stats,
             )
         except ProviderDownError as exc:
             progress.close()
@@ -215,7 +219,18 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
                 "so far; run the same command again to resume.",
                 file=err,
             )
-            annotate_stop(args, f"provider down: {exc}; rerun the same command to resume")
+            reason = f"provider down: {exc}; rerun the same command to resume"
+            stats.stopped = "provider_down"
+            if args.json:
+                summary = _summary_of(args.out, set(stats.order))
+                print(json.dumps(_payload(summary, stats, live(), reason), indent=2), file=out)
+            emit_grade_ci(
+                args,
+                set(stats.order),
+                stats.input_errors,
+                stopped=stats.stopped,
+                stop_message=reason,
+            )
             return ExitCode.PROVIDER_DOWN
         except (KeyboardInterrupt, asyncio.CancelledError):
             progress.interrupt()  # the "interrupted" message then starts on its own line
@@ -240,31 +255,12 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
         f"re-asks {transport['re-asks']}"
     )
     if args.json:
-        payload = {
-            "sessions": summary.sessions,
-            "graded": summary.graded,
-            "errors": summary.errors,
-            "error_kinds": summary.error_kinds,
-            "input_errors": len(stats.input_errors),
-            "pass_rate": summary.pass_rate,
-            "means": summary.means,
-            "evidence_verified": summary.evidence_verified,
-            "context": summary.context.to_dict(),
-            "run": {
-                "graded": stats.graded,
-                "reused": stats.reused,
-                "calls": stats.calls,
-                "cache_hits": stats.cache_hits,
-                "input_tokens": stats.input_tokens,
-                "cached_input_tokens": stats.cached_input_tokens,
-                "output_tokens": stats.output_tokens,
-                "cost_usd": stats.cost_usd if stats.cost_known else None,
-                "stopped": stats.stopped,
-                "retries": transport.get("retries", 0),
-                "rate_limited": transport.get("429s", 0),
-                "reasks": transport["re-asks"],
-            },
-        }
+        budget_stop = (
+            f"--max-cost ${args.max_cost} reached; {stats.not_sent} session(s) not sent"
+            if stats.stopped == "budget"
+            else None
+        )
+        payload = _payload(summary, stats, transport, budget_stop)
         print(json.dumps(payload, indent=2), file=out)
     else:
         print(format_summary(summary), file=out)
@@ -285,6 +281,38 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
         )
         return ExitCode.STOPPED
     return grade_exit_code(len(stats.input_errors), summary.error_kinds)
+
+
+def _payload(
+    summary: Summary, stats: RunStats, transport: dict[str, int], stop_reason: str | None
+) -> dict[str, object]:
+    """``grade --json``: the selected sessions as ``--out`` now holds them, and this run."""
+    return {
+        "sessions": summary.sessions,
+        "graded": summary.graded,
+        "errors": summary.errors,
+        "error_kinds": summary.error_kinds,
+        "input_errors": len(stats.input_errors),
+        "pass_rate": summary.pass_rate,
+        "means": summary.means,
+        "evidence_verified": summary.evidence_verified,
+        "context": summary.context.to_dict(),
+        "run": {
+            "graded": stats.graded,
+            "reused": stats.reused,
+            "calls": stats.calls,
+            "cache_hits": stats.cache_hits,
+            "input_tokens": stats.input_tokens,
+            "cached_input_tokens": stats.cached_input_tokens,
+            "output_tokens": stats.output_tokens,
+            "cost_usd": stats.cost_usd if stats.cost_known else None,
+            "stopped": stats.stopped,
+            "stop_reason": stop_reason,
+            "retries": transport.get("retries", 0),
+            "rate_limited": transport.get("429s", 0),
+            "reasks": transport["re-asks"],
+        },
+    }
 
 
 def _summary_of(path: str, order: set[str]) -> Summary:

@@ -107,11 +107,13 @@ async def grade_file(
     budget: Budget | None = None,
     on_input_error: Callable[[InputFileError], None] | None = None,
     store: ContentStore | None = None,
+    stats: RunStats | None = None,
 ) -> RunStats:
     """Grade every selected session of ``sessions_path`` into ``out_path`` (resuming it).
 
     ``out_path`` may not be the sessions file, and is locked for the run: a second run on it
-    stops with ``OutputError``.
+    stops with ``OutputError``. ``stats``, when given, is filled in as the run goes: a caller
+    still has what a stopped run covered (``ProviderDownError``) when nothing is returned.
     """
     check_distinct([("the sessions file", sessions_path)], [("the results file", out_path)])
     with OutputLock(out_path):
@@ -124,6 +126,7 @@ async def grade_file(
             budget=budget,
             on_input_error=on_input_error,
             store=store,
+            stats=stats,
         )
 
 
@@ -160,13 +163,15 @@ async def grade_sessions(
     budget: Budget | None = None,
     on_input_error: Callable[[InputFileError], None] | None = None,
     store: ContentStore | None = None,
+    stats: RunStats | None = None,
 ) -> RunStats:
     """Grade ``items`` (already selected; errors are counted and reported, not graded) into
     ``out``, skipping sessions ``out`` already holds from an earlier run of the same judge.
 
     References with ``content_ref`` are read from ``store`` when their session is graded; one
-    that cannot be read is that session's error (kind ``content_ref``)."""
-    stats = RunStats()
+    that cannot be read is that session's error (kind ``content_ref``); ``stats`` as for
+    ``grade_file``."""
+    stats = RunStats() if stats is None else stats
     progress = progress or Progress.disabled()
     try:
         existing = out.load()
