@@ -359,6 +359,9 @@ def test_a_window_stated_in_a_providers_error_is_learned_when_smaller() -> None:
     assert j.planner.learn_window("maximum context length is 32768 tokens")
     assert j.planner.limits.context_window == 32768 and j.planner.budget < 32768
     assert j.planner.limits.max_output_tokens == 16_384
+    # Below the floor --context-window has, a stated figure is not taken for a window.
+    assert not j.planner.learn_window("maximum context length is 2047 tokens")
+    assert j.planner.learn_window("maximum context length is 2048 tokens")
 
 
 async def test_context_errors_are_not_retried_as_transient() -> None:

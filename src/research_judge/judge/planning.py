@@ -38,7 +38,7 @@ from ..cost.tokens import (
     planning_request_tokens,
     planning_tokens,
 )
-from ..cost.windows import ModelLimits
+from ..cost.windows import MIN_CONTEXT_WINDOW, ModelLimits
 from ..errors import ResearchJudgeError
 from ..sessions.model import Reference, Session
 from .markers import marker_nonce
@@ -223,7 +223,9 @@ class Planner:
         the one planned with (a local server started with a smaller context than the model's),
         so later calls and sessions are planned to fit instead of each being refused first."""
         stated = window_in(error)
-        if stated is None or stated >= self.limits.context_window or stated < 1024:
+        # The floor ``--context-window`` has: a smaller figure is more likely a misread number
+        # than a window, and not even the instructions would fit in it.
+        if stated is None or stated >= self.limits.context_window or stated < MIN_CONTEXT_WINDOW:
             return False
         self._set_limits(
             replace(
