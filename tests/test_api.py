@@ -57,6 +57,31 @@ def test_a_rate_limited_server_still_grades_every_session_priced_and_in_order(
     assert all(r.usage.calls == 2 and r.usage.cache_hits == 0 for r in results)
 
 
+def test_a_provider_stop_raises_with_the_sessions_graded_before_it(tmp_path: Path) -> None:
+    # The provider is called down after 10 failed requests in a row: 16 sessions get there.
+    sessions = [session(f"s-{i:02d}") for i in range(16)]
+    ids = [s["id"] for s in sessions]
+    options: dict[str, Any] = {
+        "model": "gpt-4.1-mini",
+        "api_key": "sk-test-api",
+        "cache_dir": tmp_path / "cache",
+        "send_material": True,
+        "retries": 0,
+        "down_after": 0,
+        "concurrency": 1,
+    }
+    with FakeOpenAIServer(body_responder, retry_after=0) as srv:
+        rj.grade(sessions[:3], base_url=srv.base_url, **options)  # now in the cache
+        srv.fail_status = 503
+        with pytest.raises(rj.ProviderDownError) as stop:
+            rj.grade(sessions, base_url=srv.base_url, **options)
+    graded = stop.value.results
+    # What was graded before the stop comes back, in input order, as a results file holds it.
+    assert [r.session_id for r in graded] == ids[: len(graded)]
+    assert [r.session_id for r in graded if r.error is None] == ids[:3]
+    assert all(r.error is not None for r in graded[3:]) and len(graded) < len(ids)
+
+
 def test_the_cache_is_on_by_default_as_in_the_cli(tmp_path: Path) -> None:
     sessions = [session(f"s-{i}") for i in range(3)]
     with FakeOpenAIServer(body_responder) as srv:

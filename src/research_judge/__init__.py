@@ -59,6 +59,7 @@ _EXPORTS = {
     "ApiError": "errors",
     "InvalidSessionsError": "errors",
     "MaxCostReached": "errors",
+    "ProviderDownError": "errors",
 }
 
 # Spelled out for linters and readers; a test checks it matches _EXPORTS.
@@ -74,6 +75,7 @@ __all__ = [
     "JudgeSettings",
     "MaxCostReached",
     "PromptSet",
+    "ProviderDownError",
     "RecordingClient",
     "Reference",
     "ReplayClient",
@@ -136,6 +138,7 @@ if TYPE_CHECKING:
         InvalidSessionsError,
         JudgeError,
         MaxCostReached,
+        ProviderDownError,
         ResearchJudgeError,
         UserError,
     )

@@ -31,7 +31,13 @@ from .cost.prices import PriceTable
 from .cost.windows import WindowTable
 from .engine.progress import Progress
 from .engine.run import RunOptions, grade_sessions
-from .errors import InputFileError, InvalidSessionsError, MaxCostReached, UserError
+from .errors import (
+    InputFileError,
+    InvalidSessionsError,
+    MaxCostReached,
+    ProviderDownError,
+    UserError,
+)
 from .judge.build import build_judge
 from .judge.policy import VerdictPolicy, load_policy
 from .judge.settings import DEFAULT_REPEATS, JudgeSettings
@@ -119,7 +125,8 @@ async def agrade(
     run, ``MaxCostReached`` is raised with ``.results``: the sessions graded, in input order
     (what the CLI's results file holds), and ``.not_sent``.
 
-    A provider that stays down raises ``ProviderDownError``; a prompt template that cannot
+    A provider that stays down raises ``ProviderDownError`` with ``.results``, the sessions
+    graded before the stop, in input order; a prompt template that cannot
     render a session raises ``ConfigError``. Every other failure is one session's ``error``.
     """
     items = _sessions(sessions)
@@ -171,15 +178,19 @@ async def agrade(
         )
         budget = Budget(max_cost, Estimator(judge, table)) if max_cost is not None else None
         shown = Progress(len(items), stream=sys.stderr) if progress else None
-        stats = await grade_sessions(
-            items,
-            sink,
-            judge,
-            RunOptions.for_client(settings),
-            progress=shown,
-            budget=budget,
-            store=content_store,
-        )
+        try:
+            stats = await grade_sessions(
+                items,
+                sink,
+                judge,
+                RunOptions.for_client(settings),
+                progress=shown,
+                budget=budget,
+                store=content_store,
+            )
+        except ProviderDownError as stop:
+            stop.results = sink.results  # what the CLI's results file would hold: not lost
+            raise
     finally:
         await client.aclose()
     if max_cost is not None and stats.stopped == "budget":

@@ -178,7 +178,14 @@ class RateLimitError(TransientApiError):
 
 
 class ProviderDownError(ApiError):
-    """Requests kept failing for long enough that carrying on would only burn time."""
+    """Requests kept failing for long enough that carrying on would only burn time.
+
+    Raised by the Python API with ``results``: the sessions graded before the stop, in input
+    order, as the CLI's results file holds them then (empty elsewhere)."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message, status)
+        self.results: list[Result] = []
 
 
 class MaxCostReached(ResearchJudgeError):
