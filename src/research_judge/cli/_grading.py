@@ -150,8 +150,6 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     prices = PriceTable.load(args.prices)
     if batch:
         prices = prices.for_batch()  # --dry-run, --max-cost and every result's cost
-    if getattr(args, "repeats", 1) < 1:
-        raise ConfigError(f"--repeats must be 1 or more, got {args.repeats}")
     jury = [s for s in (getattr(args, "jury", None) or "").split(",") if s.strip()]
     if jury and args.repeats != 1:
         raise ConfigError("--jury and --repeats cannot be combined: each juror gives one sample")
