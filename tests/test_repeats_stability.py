@@ -311,3 +311,21 @@ def test_grade_jury_through_the_cli(
 def test_no_complete_session_says_so() -> None:
     out = fleiss_kappa(np.zeros((0, 2), np.int64), n_boot=10, rng=np.random.default_rng(0))
     assert out.kappa is None and out.undefined == "no item with all its samples graded"
+
+
+def test_repeats_below_one_is_refused_by_the_library_and_the_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import research_judge as rj
+    from research_judge.errors import ConfigError
+
+    src = write_sessions(tmp_path / "in.jsonl", [session("s-1")])
+    with pytest.raises(ConfigError, match="--repeats must be 1 or more, got 0"):
+        rj.grade(src, model="m", provider="scripted", replay=tmp_path, repeats=0)
+    out = tmp_path / "out.jsonl"
+    for extra in ([], ["--dry-run"]):
+        code = main(["grade", str(src), "--out", str(out), "--provider", "scripted", "--model",
+                     "m", "--replay", str(tmp_path), "--repeats", "0", *extra])  # fmt: skip
+        assert code == 2
+        assert "--repeats must be 1 or more, got 0" in capsys.readouterr().err
+    assert not out.exists()

@@ -5,11 +5,11 @@ for a run the provider stopped, the same three saying so."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import InputFileError
-from ..results.model import Result, iter_results
+from ..results.model import Result
 from ._ci import emit
 
 _IDS_IN_ANNOTATION = 10
@@ -20,13 +20,13 @@ _BUDGET_STOP = f"### research-judge grade: stopped\n\n{_BUDGET_MESSAGE}\n\n"
 
 def emit_grade_ci(
     args: argparse.Namespace,
-    selected: Collection[str],
+    results: Sequence[Result],
     input_errors: Sequence[InputFileError],
     *,
     stopped: str | None = None,
     stop_message: str | None = None,
 ) -> None:
-    """``selected``: ids of the sessions this run covered (graded now or reused from --out).
+    """``results``: what --out holds for the sessions this run covered (graded now or reused).
 
     A run the provider stopped (``stopped="provider_down"``, exit 3) reports the same cases as
     a finished one, for the sessions selected so far, plus what stopped it (``stop_message``):
@@ -39,12 +39,6 @@ def emit_grade_ci(
     from ..report import build_report, render_markdown
 
     down = stopped == "provider_down"
-    # A --max-cost below one session's estimate stops before --out is even created.
-    results = [
-        r
-        for r in iter_results(args.out, missing_ok=True)
-        if not isinstance(r, InputFileError) and r.session_id in selected
-    ]
 
     def annotations() -> list[str]:
         lines = [

@@ -39,7 +39,7 @@ from ..errors import (
 from ..judge.build import build_judge
 from ..judge.grader import Judge, JudgeSettings
 from ..judge.policy import VerdictPolicy, load_policy
-from ..results.model import iter_results
+from ..results.model import Result, iter_results
 from ..results.summary import Summary, format_summary, summarize
 from ..safety import check_distinct, check_finite, check_output_target
 from ..sessions.store import open_store, resolve_session
@@ -150,8 +150,6 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     prices = PriceTable.load(args.prices)
     if batch:
         prices = prices.for_batch()  # --dry-run, --max-cost and every result's cost
-    if getattr(args, "repeats", 1) < 1:
-        raise ConfigError(f"--repeats must be 1 or more, got {args.repeats}")
     jury = [s for s in (getattr(args, "jury", None) or "").split(",") if s.strip()]
     if jury and args.repeats != 1:
         raise ConfigError("--jury and --repeats cannot be combined: each juror gives one sample")
@@ -220,12 +218,13 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
                 file=err,
             )
             reason = f"provider down: {exc}; rerun the same command to resume"
+            covered = _covered(args.out, stats.order)
             if args.json:
-                summary = _summary_of(args.out, set(stats.order))
+                summary = summarize(covered)
                 print(json.dumps(_payload(summary, stats, live(), reason), indent=2), file=out)
             emit_grade_ci(
                 args,
-                set(stats.order),
+                covered,
                 stats.input_errors,
                 stopped=stats.stopped,
                 stop_message=reason,
@@ -239,8 +238,8 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     finally:
         await client.aclose()
 
-    order = set(stats.order)
-    summary = _summary_of(args.out, order)
+    covered = _covered(args.out, stats.order)
+    summary = summarize(covered)
     cost = f"${stats.cost_usd:.4f}" if stats.cost_known else "unknown (no price for the model)"
     run_line = (
         f"this run: graded {stats.graded} (reused {stats.reused} from {args.out}), "
@@ -270,7 +269,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             print(f"resumed: repaired the unfinished last line of {args.out}", file=out)
         if batch and (counters := batch_counters(client)) is not None:
             print(batch_summary(counters, args.out), file=out)
-    emit_grade_ci(args, order, stats.input_errors, stopped=stats.stopped)
+    emit_grade_ci(args, covered, stats.input_errors, stopped=stats.stopped)
     if stats.stopped == "budget":
         left = stats.not_sent
         print(
@@ -314,12 +313,16 @@ def _payload(
     }
 
 
-def _summary_of(path: str, order: set[str]) -> Summary:
+def _covered(path: str, order: list[str]) -> list[Result]:
+    """The results ``--out`` holds for the sessions this run covered (graded now or reused): read
+    once, for the summary, ``--json`` and the CI outputs alike."""
+    selected = set(order)
     # A --max-cost below one session's estimate stops before the file is even created.
-    written = iter_results(path, missing_ok=True)
-    return summarize(
-        r for r in written if not isinstance(r, InputFileError) and r.session_id in order
-    )
+    return [
+        r
+        for r in iter_results(path, missing_ok=True)
+        if not isinstance(r, InputFileError) and r.session_id in selected
+    ]
 
 
 def _count_lines(path: str) -> int | None:

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from ..errors import ConfigError, UserError
+from ..stats import BOOTSTRAP_SEED, STABILITY_RESAMPLES
 from ._ci import step_summary
 from .config import add_config_flag
 
@@ -25,13 +26,19 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("results", metavar="RESULTS.jsonl", help="results written by grade --repeats K")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=BOOTSTRAP_SEED,
+        help=f"bootstrap seed (default: {BOOTSTRAP_SEED})",
+    )
     p.add_argument(
         "--bootstrap",
         type=int,
-        default=2000,
+        default=STABILITY_RESAMPLES,
         metavar="N",
-        help="bootstrap resamples for the kappa intervals (default: 2000; 0: no interval)",
+        help=f"bootstrap resamples for the kappa intervals (default: {STABILITY_RESAMPLES}; "
+        "0: no interval)",
     )
     add_config_flag(p)
     # Any one of these may be `-`: standard input (cli._stdin).

@@ -7,6 +7,7 @@ from pathlib import Path
 from ..clients.base import JudgeClient
 from ..cost.prices import PriceTable
 from ..cost.windows import ModelLimits
+from ..errors import ConfigError
 from .grader import Judge
 from .policy import VerdictPolicy
 from .prompts import PromptSet
@@ -27,6 +28,8 @@ def build_judge(
 
     ``limits`` is the judge model's window and output limit (default: the shipped table's).
     """
+    if repeats < 1:
+        raise ConfigError(f"--repeats must be 1 or more, got {repeats}")
     prompt_set = PromptSet(prompts)
     if repeats != 1:
         from .repeats import RepeatingJudge  # only runs that repeat need it

@@ -5,3 +5,7 @@ BOOTSTRAP_RESAMPLES = 10_000
 
 BOOTSTRAP_SEED = 0
 """The bootstrap's random seed (``validate --seed``): a report is reproducible by default."""
+
+STABILITY_RESAMPLES = 2000
+"""Resamples behind ``stability``'s kappa intervals (``stability --bootstrap``): fewer than
+``BOOTSTRAP_RESAMPLES`` as each resample computes one Fleiss' kappa per criterion."""

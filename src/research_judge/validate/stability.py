@@ -17,6 +17,7 @@ import numpy as np
 
 from ..judge.policy import VerdictPolicy
 from ..results.model import SCORE_NAMES, Result
+from ..stats import BOOTSTRAP_SEED, STABILITY_RESAMPLES
 from ..stats.fleiss import FleissKappa, fleiss_kappa
 from .suggest import margin
 
@@ -84,8 +85,8 @@ class StabilityReport:
 def stability(
     results: Sequence[Result],
     *,
-    seed: int = 0,
-    n_boot: int = 2000,
+    seed: int = BOOTSTRAP_SEED,
+    n_boot: int = STABILITY_RESAMPLES,
     policy: VerdictPolicy | None = None,
 ) -> StabilityReport:
     """``policy``: the floors the results were graded with (margins are measured from them)."""
