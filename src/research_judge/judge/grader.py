@@ -89,6 +89,13 @@ class _Outcome(Generic[T]):
             self.usage += usage
             self.billable += usage
 
+    def absorb(self, other: _Outcome[Any]) -> None:
+        """Add the tokens and calls of ``other`` (another call made for the same purpose)."""
+        self.usage += other.usage
+        self.billable += other.billable
+        self.calls += other.calls
+        self.cache_hits += other.cache_hits
+
 
 # More tokens than any one reply can hold: a figure past this is a broken or hostile server.
 MAX_TOKENS_PER_CALL = 100_000_000
@@ -228,7 +235,6 @@ class Judge:
         out = await self._ask(request, parse_scoring)
         if out.replan != "context" or out.error is None:
             return out
-        self.planner.learn_window(out.error)  # unless the counting call already taught it
         try:
             fitted = self.planner.fit_scoring(request)
         except Unplannable as exc:
@@ -236,10 +242,7 @@ class Judge:
         if fitted.max_output_tokens >= request.max_output_tokens:
             return out  # nothing learned: the refusal stands
         again = await self._ask(fitted, parse_scoring)
-        again.usage += out.usage
-        again.billable += out.billable
-        again.calls += out.calls
-        again.cache_hits += out.cache_hits
+        again.absorb(out)
         return again
 
     async def _ask(
@@ -264,6 +267,9 @@ class Judge:
                 continue
             except ContextLengthError as exc:
                 out.bill(exc.usage)
+                # A window the error states teaches the planner, for this call and every later
+                # one (of this session and the next), whichever call was refused.
+                self.planner.learn_window(str(exc))
                 out.replan = "context"  # said even when not asked: the scoring call re-fits
                 if replan:
                     return _failed(out, f"{request.call} call: {exc}", ErrorKind.CONTEXT)
