@@ -283,3 +283,21 @@ def test_a_first_call_cut_at_a_tiny_cap_says_which_flag_to_raise(
     assert result.error_kind == "context" and result.error is not None
     assert "truncated at max_output_tokens" in result.error
     assert "20 output tokens" in result.error and "--counting-max-tokens" in result.error
+
+
+async def test_a_scoring_call_refused_for_the_window_is_a_context_error_as_counting_is() -> None:
+    # The refusal states no window to learn, so nothing can be re-fitted: the session ends with
+    # kind ``context`` (as a counting call that cannot be split does), not ``api``, which a
+    # resume would re-send to be refused again.
+    from research_judge.errors import ContextLengthError
+
+    def no_room_to_score(request: JudgeRequest) -> Any:
+        if request.call == "scoring":
+            return ContextLengthError("the prompt is too long for this model", 400)
+        return fake_judge_reply(request)
+
+    session = Session.model_validate(shortest_fixtures(1)[0])
+    result = await small_judge(ScriptedClient(no_room_to_score)).grade(session)
+    assert result.error_kind == "context"
+    assert result.error is not None and result.error.startswith("scoring call: ")
+    assert "too long" in result.error

@@ -248,8 +248,9 @@ class Judge:
     async def _ask(
         self, request: JudgeRequest, parse: Callable[[str], T], *, replan: bool = False
     ) -> _Outcome[T]:
-        """Ask until a reply parses. With ``replan``, a request too long for the window or a reply
-        cut at its allowance returns at once with ``replan`` set, for the caller to split."""
+        """Ask until a reply parses. A request too long for the window returns at once with
+        ``replan`` "context"; with ``replan``, so does a reply cut at its allowance ("cut"), for
+        the caller to split (else the judge is asked again, more briefly)."""
         out: _Outcome[T] = _Outcome()
         problems: list[str] = []
         for attempt in range(self.settings.max_attempts):
@@ -270,10 +271,11 @@ class Judge:
                 # A window the error states teaches the planner, for this call and every later
                 # one (of this session and the next), whichever call was refused.
                 self.planner.learn_window(str(exc))
-                out.replan = "context"  # said even when not asked: the scoring call re-fits
-                if replan:
-                    return _failed(out, f"{request.call} call: {exc}", ErrorKind.CONTEXT)
-                return _failed(out, f"{request.call} call: API error: {exc}", ErrorKind.API)
+                # Said even when not asked: the scoring call, which cannot be split, re-fits.
+                # Whichever call it is, the session did not fit the window (kind ``context``,
+                # which a resume does not re-send as it does a transient ``api`` error).
+                out.replan = "context"
+                return _failed(out, f"{request.call} call: {exc}", ErrorKind.CONTEXT)
             except JudgeRefusal as exc:
                 out.calls += 1
                 out.bill(exc.usage)  # a cut reply is paid for all the same
