@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from judge_replies import MODEL, reply_text
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
+from research_judge.clients.material import request_material
 
 _USAGE = {"counting": Usage(1500, 0, 400), "scoring": Usage(1000, 0, 200)}
 
@@ -18,7 +19,7 @@ class InstantClient:
     model = MODEL
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
-        ids = request.material.reference_ids if request.material is not None else ()
+        ids = request_material(request).reference_ids
         return JudgeResponse(reply_text(request.call, ids), _USAGE[request.call], "stop")
 
     async def aclose(self) -> None:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from research_judge.clients.base import CallKind
-from research_judge.clients.material import MATERIAL_HEADER, MaterialMissing, decode_material
+from research_judge.clients.material import header_material
 
 MODEL = "gpt-4o-mini"  # the judge model every benchmark names (the fake server ignores it)
 ASK_LOG_ENV = "RJ_BENCH_ASK_LOG"
@@ -169,13 +169,7 @@ class MaterialReplies:
     """
 
     def respond(self, body: dict[str, Any], headers: Mapping[str, str]) -> str:
-        value = headers.get(MATERIAL_HEADER.lower())
-        if value is None:
-            raise MaterialMissing(
-                f"the benchmark judge answers from the {MATERIAL_HEADER} header, which this "
-                "request lacks (send_material=True, grade --send-material)"
-            )
-        call, session_id, material = decode_material(value)
+        call, session_id, material = header_material(headers, "the benchmark judge")
         log_asked(call, session_id)
         return reply_text(call, material.reference_ids)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from research_judge.clients.base import JudgeRequest
-from research_judge.clients.material import MATERIAL_HEADER, decode_material
+from research_judge.clients.material import header_material
 
 CRITERIA = ("effectiveness", "fluff", "structure")
 
@@ -92,10 +92,8 @@ class HeaderGoodResponder:
     that ``grade --send-material`` adds."""
 
     def respond(self, body: dict[str, Any], headers: dict[str, str]) -> str:
-        value = headers.get(MATERIAL_HEADER.lower())
-        if value is None:  # a ValueError is the request's fault: HTTP 400, never retried
-            raise ValueError("no material header: grade with --send-material (send_material=True)")
-        call, _, material = decode_material(value)
+        # MaterialMissing is a ValueError, the request's fault: HTTP 400, never retried.
+        call, _, material = header_material(headers, "the test suite's fake judge")
         if call == "counting":
             return json.dumps(counting_reply(list(material.reference_ids)))
         return json.dumps(scoring_reply())

@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -109,6 +110,14 @@ def test_the_fakes_refuse_what_they_cannot_answer_from_material(sessions_file: P
     shipped = bench("known_sessions").KnownSessions.from_file(sessions_file)
     with pytest.raises(KeyError, match="no session this fake knows"):
         shipped(body)
+
+
+async def test_the_in_process_fake_refuses_a_request_without_material(sessions_file: Path) -> None:
+    (_, (counting, scoring)), *_ = reworded_requests(sessions_file)
+    instant = bench("instant_client").InstantClient()
+    for request in (counting, scoring):  # never answered as if it showed no references
+        with pytest.raises(MaterialMissing, match="carries no material"):
+            await instant.complete(replace(request, material=None))
 
 
 def clean(results: list[Result], src: Path) -> list[Result]:

@@ -9,6 +9,7 @@ from typing import Any
 import httpx2
 import pytest
 
+from anthropic_support import KEY, SCHEMA, VERDICTS
 from research_judge.clients.anthropic import AnthropicClient
 from research_judge.clients.base import JudgeRequest, Message, Usage
 from research_judge.errors import (
@@ -18,15 +19,6 @@ from research_judge.errors import (
     RateLimitError,
     TransientApiError,
 )
-
-KEY = "sk-ant-test-0123456789abcdef"
-SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"verdicts": {"type": "array", "items": {"type": "string"}}},
-    "required": ["verdicts"],
-    "additionalProperties": False,
-}
-VERDICTS = {"verdicts": ["r1 relevant", "r2 unused — ünïcode"]}
 
 
 def make_request(**changes: Any) -> JudgeRequest:

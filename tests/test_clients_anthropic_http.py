@@ -8,20 +8,13 @@ from typing import Any
 
 import pytest
 
+from anthropic_support import KEY, SCHEMA, VERDICTS
 from research_judge.clients.anthropic import AnthropicClient
 from research_judge.clients.base import JudgeRequest, Message
 from research_judge.errors import ApiError, JudgeRefusal, RateLimitError, TransientApiError
 from research_judge.testing import FakeReply
 from research_judge.testing.fake_batches import FakeBatchServer
 
-KEY = "sk-ant-test-0123456789abcdef"
-SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"verdicts": {"type": "array", "items": {"type": "string"}}},
-    "required": ["verdicts"],
-    "additionalProperties": False,
-}
-REPLY = {"verdicts": ["r1 relevant", "r2 unused — ünïcode"]}
 REQUEST = JudgeRequest(
     call="counting",
     system="Static judging instructions.",
@@ -46,11 +39,11 @@ async def test_both_modes_round_trip_the_reply_and_its_usage(mode: Any) -> None:
 
     def responder(body: dict[str, Any]) -> str:
         seen.append(body)
-        return json.dumps(REPLY, ensure_ascii=False)
+        return json.dumps(VERDICTS, ensure_ascii=False)
 
     with FakeBatchServer(responder) as srv:
         response = await ask(srv, mode)
-    assert json.loads(response.content) == REPLY
+    assert json.loads(response.content) == VERDICTS
     assert response.usage.input_tokens > 0 and response.usage.output_tokens > 0
     [body] = seen
     assert body["system"][0]["cache_control"] == {"type": "ephemeral"}

@@ -63,6 +63,22 @@ def test_rogan_gladen_clips_to_the_unit_interval_and_refuses_a_chance_judge() ->
     assert out.value is None and out.undefined and "no better than chance" in out.undefined
 
 
+@pytest.mark.parametrize("n_boot", [2000, 0])  # bootstrap, and the delta method (--bootstrap 0)
+@pytest.mark.parametrize(
+    ("passed", "graded", "table"),
+    [(98, 100, (18, 2, 4, 16)), (9900, 10_000, (900, 100, 200, 800))],
+)
+def test_the_interval_is_clipped_like_the_estimate(
+    passed: int, graded: int, table: tuple[int, int, int, int], n_boot: int
+) -> None:
+    # A run passing 98-99% with specificity 0.8 corrects to above 1 before clipping (the second
+    # so precisely that the whole unclipped interval lies above 1): the interval stays inside
+    # [0, 1], in order, and reaches its top, as the estimate does.
+    out = corrected_pass_rate(passed, graded, Table2x2(*table), seed=3, n_boot=n_boot)
+    assert out.value == 1.0
+    assert out.ci is not None and 0.0 <= out.ci[0] <= out.ci[1] == 1.0
+
+
 @pytest.mark.parametrize("table", [(400, 100, 150, 350), (900, 100, 200, 800)])
 def test_bootstrap_interval_agrees_with_an_independent_delta_method(
     table: tuple[int, int, int, int],

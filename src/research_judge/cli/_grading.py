@@ -220,7 +220,6 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
                 file=err,
             )
             reason = f"provider down: {exc}; rerun the same command to resume"
-            stats.stopped = "provider_down"
             if args.json:
                 summary = _summary_of(args.out, set(stats.order))
                 print(json.dumps(_payload(summary, stats, live(), reason), indent=2), file=out)

@@ -8,6 +8,7 @@ the same with or without it.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 from research_judge.clients.base import CallKind, JudgeRequest, Material
 
@@ -33,6 +34,29 @@ def encode_material(request: JudgeRequest) -> str:
         ensure_ascii=True,
         separators=(",", ":"),
     )
+
+
+def request_material(request: JudgeRequest) -> Material:
+    """``request.material``, or ``MaterialMissing`` naming the session and call when it is unset:
+    what an in-process fake judge answers from."""
+    if request.material is None:
+        raise MaterialMissing(
+            f"request for session {request.session_id!r} ({request.call}) carries no material"
+        )
+    return request.material
+
+
+def header_material(headers: Mapping[str, str], judge: str) -> tuple[CallKind, str, Material]:
+    """Call kind, session id and material from a request's headers (lower-cased names), as a
+    fake judge behind the fake server reads them; ``MaterialMissing`` naming ``judge`` (who
+    answers from them) and the flag that sends them when the header is absent or unusable."""
+    value = headers.get(MATERIAL_HEADER.lower())
+    if value is None:
+        raise MaterialMissing(
+            f"{judge} answers from the {MATERIAL_HEADER} header, which the request lacks: "
+            "grade with --send-material (send_material=True)"
+        )
+    return decode_material(value)
 
 
 def decode_material(value: str) -> tuple[CallKind, str, Material]:

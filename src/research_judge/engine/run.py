@@ -76,7 +76,7 @@ class RunStats:
     cache_hits: int = 0
     cost_usd: float = 0.0
     cost_known: bool = True  # False once a billable call had no price
-    stopped: str | None = None
+    stopped: str | None = None  # "budget" (--max-cost) or "provider_down", as --json says
     not_sent: int = 0  # selected sessions left ungraded when --max-cost stopped the run
     rewritten: bool = False
     repaired_torn_line: bool = False
@@ -328,8 +328,7 @@ async def grade_sessions(
             fatal.append(_output_error(exc))
     progress.close()
     if fatal:
-        stats.stopped = {ProviderDownError: "provider_down", OutputError: "output"}.get(
-            type(fatal[0]), "config"
-        )
+        if isinstance(fatal[0], ProviderDownError):  # the one stop a caller reports (exit 3)
+            stats.stopped = "provider_down"
         raise fatal[0]
     return stats

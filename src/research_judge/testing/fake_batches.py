@@ -44,7 +44,7 @@ from aiohttp import web
 
 from research_judge.cost.tokens import estimate_tokens
 from research_judge.testing._server_thread import Closer, ServerThread
-from research_judge.testing.fake_openai import FakeReply
+from research_judge.testing.fake_openai import FakeReply, chat_completion, text_of
 
 ReplyValue: TypeAlias = str | FakeReply
 BatchResponder: TypeAlias = Callable[[dict[str, Any]], ReplyValue | Awaitable[ReplyValue]]
@@ -188,34 +188,9 @@ class FakeBatchServer(ServerThread):
 
     async def _openai_completion(self, body: dict[str, Any]) -> dict[str, Any]:
         reply = await self._reply(body)
-        number = next(self._ids)
-        message: dict[str, Any] = {"role": "assistant", "content": reply.content, "refusal": None}
-        finish = reply.finish_reason
-        if reply.refusal is not None:
-            message.update(content=None, refusal=reply.refusal)
-        elif isinstance(choice := body.get("tool_choice"), dict):
-            name = (choice.get("function") or {}).get("name", "")
-            call = {"name": name, "arguments": reply.content or ""}
-            message.update(
-                content=None,
-                tool_calls=[{"id": f"call_{number}", "type": "function", "function": call}],
-            )
-            finish = "tool_calls" if finish == "stop" else finish
-        prompt = sum(estimate_tokens(_text(m.get("content"))) for m in body.get("messages", []))
+        prompt = sum(estimate_tokens(text_of(m.get("content"))) for m in body.get("messages", []))
         completion = estimate_tokens(reply.content or reply.refusal or "")
-        return {
-            "id": f"chatcmpl-fake-{number}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": str(body.get("model", "fake-model")),
-            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-            "usage": {
-                "prompt_tokens": prompt,
-                "completion_tokens": completion,
-                "total_tokens": prompt + completion,
-                "prompt_tokens_details": {"cached_tokens": 0},
-            },
-        }
+        return chat_completion(body, reply, next(self._ids), prompt, 0, completion)
 
     async def _anthropic_message(self, body: dict[str, Any]) -> dict[str, Any]:
         reply = await self._reply(body)
@@ -240,9 +215,9 @@ class FakeBatchServer(ServerThread):
             stop = "tool_use" if stop == "end_turn" else stop
         else:
             content = [{"type": "text", "text": reply.content or ""}]
-        system = "".join(_text(block.get("text")) for block in body.get("system") or [])
+        system = "".join(text_of(block.get("text")) for block in body.get("system") or [])
         prompt = estimate_tokens(system) + sum(
-            estimate_tokens(_text(m.get("content"))) for m in body.get("messages", [])
+            estimate_tokens(text_of(m.get("content"))) for m in body.get("messages", [])
         )
         return {
             "id": f"msg_fake_{number}",
@@ -525,7 +500,3 @@ def _anthropic_error(status: int, message: str) -> web.Response:
     kind = kinds.get(status, "invalid_request_error")
     body = {"type": "error", "error": {"type": kind, "message": message}}
     return web.json_response(body, status=status)
-
-
-def _text(content: Any) -> str:
-    return content if isinstance(content, str) else json.dumps(content)

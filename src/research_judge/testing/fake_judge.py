@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from research_judge.clients.base import CallKind, JudgeRequest, Material
-from research_judge.clients.material import MATERIAL_HEADER, MaterialMissing, decode_material
+from research_judge.clients.material import header_material, request_material
 from research_judge.judge.verdicts import SCORE_NAMES
 
 
@@ -65,25 +65,14 @@ def fake_reply(call: CallKind, session_id: str, material: Material) -> dict[str,
 
 def fake_judge_reply(request: JudgeRequest) -> dict[str, Any]:
     """A ``ScriptedClient`` responder answering from ``request.material``."""
-    if request.material is None:
-        raise MaterialMissing(
-            f"request for session {request.session_id!r} ({request.call}) carries no material"
-        )
-    return fake_reply(request.call, request.session_id, request.material)
+    return fake_reply(request.call, request.session_id, request_material(request))
 
 
 class FakeJudge:
     """The fake server's responder for ``serve-fake``: answers from the material header."""
 
     def respond(self, body: Mapping[str, Any], headers: Mapping[str, str]) -> str:
-        value = headers.get(MATERIAL_HEADER.lower())
-        if value is None:
-            raise MaterialMissing(
-                f"this fake judge answers from the {MATERIAL_HEADER} header, which the request "
-                "lacks: run grade with --send-material"
-            )
-        call, session_id, material = decode_material(value)
-        return json.dumps(fake_reply(call, session_id, material))
+        return json.dumps(fake_reply(*header_material(headers, "this fake judge")))
 
 
 def _score(session_id: str, criterion: str) -> dict[str, Any]:

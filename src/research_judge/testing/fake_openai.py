@@ -306,37 +306,12 @@ class FakeOpenAIServer(ServerThread):
         return 200, completion, {}
 
     def _completion(self, body: dict[str, Any], reply: FakeReply) -> dict[str, Any]:
-        number = next(self._ids)
-        message: dict[str, Any] = {"role": "assistant", "content": reply.content, "refusal": None}
-        finish = reply.finish_reason
-        if reply.refusal is not None:
-            message.update(content=None, refusal=reply.refusal)
-        elif (tool := _forced_tool(body)) is not None:
-            function = {"name": tool, "arguments": reply.content or ""}
-            call = {"id": f"call_{number}", "type": "function", "function": function}
-            message.update(content=None, tool_calls=[call])
-            finish = "tool_calls" if finish == "stop" else finish
         prompt, cached = self._prompt_tokens(body.get("messages") or [])
         completion = self._count(reply.content or reply.refusal or "")
-        return {
-            "id": f"chatcmpl-fake-{number}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": str(body.get("model", "fake-model")),
-            "system_fingerprint": "fake",
-            "choices": [
-                {"index": 0, "message": message, "finish_reason": finish, "logprobs": None}
-            ],
-            "usage": {
-                "prompt_tokens": prompt,
-                "completion_tokens": completion,
-                "total_tokens": prompt + completion,
-                "prompt_tokens_details": {"cached_tokens": cached},
-            },
-        }
+        return chat_completion(body, reply, next(self._ids), prompt, cached, completion)
 
     def _prompt_tokens(self, messages: list[Any]) -> tuple[int, int]:
-        texts = [_text(m.get("content")) if isinstance(m, dict) else "" for m in messages]
+        texts = [text_of(m.get("content")) if isinstance(m, dict) else "" for m in messages]
         total = sum(self._count(t) for t in texts)
         system = _system_text({"messages": messages})
         cached = self._count(system) if system in self._seen_systems else 0
@@ -384,6 +359,36 @@ class FakeOpenAIServer(ServerThread):
         return FakeReply(content=text[:keep], finish_reason="length")
 
 
+def chat_completion(
+    body: dict[str, Any], reply: FakeReply, number: int, prompt: int, cached: int, completion: int
+) -> dict[str, Any]:
+    """The chat completion (the ``number``-th) answering ``body`` with ``reply``, token counts
+    as given: the fake server's direct answers and the fake batch server's lines alike."""
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content, "refusal": None}
+    finish = reply.finish_reason
+    if reply.refusal is not None:
+        message.update(content=None, refusal=reply.refusal)
+    elif (tool := _forced_tool(body)) is not None:
+        function = {"name": tool, "arguments": reply.content or ""}
+        call = {"id": f"call_{number}", "type": "function", "function": function}
+        message.update(content=None, tool_calls=[call])
+        finish = "tool_calls" if finish == "stop" else finish
+    return {
+        "id": f"chatcmpl-fake-{number}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": str(body.get("model", "fake-model")),
+        "system_fingerprint": "fake",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+        "usage": {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+            "prompt_tokens_details": {"cached_tokens": cached},
+        },
+    }
+
+
 def _token_cap(body: dict[str, Any]) -> int:
     cap = body.get("max_completion_tokens", body.get("max_tokens"))
     return cap if isinstance(cap, int) and cap > 0 else 0
@@ -394,7 +399,7 @@ def _system_text(body: dict[str, Any]) -> str | None:
     messages = body.get("messages") or []
     first = messages[0] if messages else None
     if isinstance(first, dict) and first.get("role") in ("system", "developer"):
-        return _text(first.get("content"))
+        return text_of(first.get("content"))
     return None
 
 
@@ -411,7 +416,7 @@ def _forced_tool(body: dict[str, Any]) -> str | None:
     return None
 
 
-def _text(content: Any) -> str:
+def text_of(content: Any) -> str:
     return content if isinstance(content, str) else json.dumps(content)
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from research_judge.clients.base import CallKind, JudgeRequest, Material
-from research_judge.clients.material import MATERIAL_HEADER, MaterialMissing, decode_material
+from research_judge.clients.material import header_material, request_material
 from research_judge.results.model import Ratios
 from research_judge.sessions.model import Session
 
@@ -146,21 +146,11 @@ class TruthfulJudge:
 
     def __call__(self, request: JudgeRequest) -> dict[str, Any]:
         """The ``ScriptedClient`` responder."""
-        if request.material is None:
-            raise MaterialMissing(
-                f"request for session {request.session_id!r} ({request.call}) carries no material"
-            )
-        return self.reply(request.call, request.session_id, request.material)
+        return self.reply(request.call, request.session_id, request_material(request))
 
     def respond(self, body: Mapping[str, Any], headers: Mapping[str, str]) -> str:
         """The fake server's responder: the material comes in the header."""
-        value = headers.get(MATERIAL_HEADER.lower())
-        if value is None:
-            raise MaterialMissing(
-                f"the truthful judge answers from the {MATERIAL_HEADER} header, which the "
-                "request lacks: grade with --send-material"
-            )
-        return json.dumps(self.reply(*decode_material(value)))
+        return json.dumps(self.reply(*header_material(headers, "the truthful judge")))
 
     def reply(self, call: CallKind, session_id: str, material: Material) -> dict[str, Any]:
         """The correct wire reply to one call of session ``session_id`` showing ``material``."""

@@ -155,4 +155,7 @@ def _delta(
         + (1 - theta) ** 2 * spec * (1 - spec) / n_fail
     ) / youden**2
     half = Z95 * math.sqrt(variance)
-    return (max(0.0, theta - half), min(1.0, theta + half)), method, None
+    # Both ends clipped like the estimate: theta itself may lie past 0 or 1, and clipping each
+    # end only on its own side would give an interval whose low end is above its high end.
+    low, high = (min(1.0, max(0.0, end)) for end in (theta - half, theta + half))
+    return (low, high), method, None

@@ -26,12 +26,11 @@ from ._common import (
     ToolCalls,
     as_text,
     call_title,
-    metadata_of,
     reference,
     require,
     url_argument,
 )
-from .citations import link_citations
+from .citations import record_session
 
 NAME = "anthropic"
 
@@ -70,17 +69,7 @@ def convert_record(record: dict[str, Any], options: ConvertOptions) -> SessionDi
     if answer is None:
         raise RecordError("no assistant message with text (the answer)")
     text, raw_citations = answer
-    session: SessionDict = {
-        "id": session_id,
-        "question": question,
-        "answer": text,
-        "trajectory": trajectory,
-        "metadata": metadata_of(record),
-    }
-    citations = link_citations(raw_citations, trajectory)
-    if citations:
-        session["citations"] = citations
-    return session
+    return record_session(record, session_id, question, text, trajectory, raw_citations)
 
 
 def _blocks(content: Any, index: int) -> list[dict[str, Any]]:

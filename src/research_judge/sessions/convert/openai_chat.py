@@ -20,13 +20,12 @@ from ._common import (
     SessionDict,
     ToolCalls,
     call_title,
-    metadata_of,
     parse_arguments,
     reference,
     require,
     url_argument,
 )
-from .citations import link_citations
+from .citations import record_session
 
 NAME = "openai-chat"
 
@@ -82,20 +81,8 @@ def convert_record(record: dict[str, Any], options: ConvertOptions) -> SessionDi
         raise RecordError("no user message with text (the question)")
     if answer is None:
         raise RecordError("no assistant message with text (the answer)")
-    session: SessionDict = {
-        "id": session_id,
-        "question": question,
-        "answer": answer,
-        "trajectory": trajectory,
-        "metadata": metadata_of(record),
-    }
-    citations = link_citations(
-        [_url_citation(a, answer, answer_index) for a in annotations if _is_url_citation(a)],
-        trajectory,
-    )
-    if citations:
-        session["citations"] = citations
-    return session
+    raw = [_url_citation(a, answer, answer_index) for a in annotations if _is_url_citation(a)]
+    return record_session(record, session_id, question, answer, trajectory, raw)
 
 
 def _result(
