@@ -233,7 +233,7 @@ class Judge:
         that window and sent once more, when that means a smaller allowance (a counting call
         is re-planned the same way)."""
         out = await self._ask(request, parse_scoring)
-        if out.replan != "context" or out.error is None:
+        if out.replan != "context":  # a context refusal always carries its error
             return out
         try:
             fitted = self.planner.fit_scoring(request)
