@@ -218,6 +218,16 @@ def test_a_cap_below_one_token_is_a_usage_error_naming_the_flag(
     assert not (tmp_path / "r.jsonl").exists()
 
 
+def grade_shortest_on(server: FakeOpenAIServer, tmp_path: Path, out: Path, *flags: str) -> int:
+    """``grade`` the lane's shortest session against ``server`` (a model the window table does
+    not know, so only the server's refusals can teach its window)."""
+    src = tmp_path / "s.jsonl"
+    src.write_text(json.dumps(shortest_fixtures(1)[0]) + "\n", encoding="utf-8")
+    return main(["grade", str(src), "--out", str(out), "--model", "smollm2-135m",
+                 "--base-url", server.base_url, "--send-material", "--no-cache", "--quiet",
+                 *flags])  # fmt: skip
+
+
 def test_a_call_refused_for_a_window_it_then_learns_is_sent_again_resized(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -225,13 +235,9 @@ def test_a_call_refused_for_a_window_it_then_learns_is_sent_again_resized(
     # (128,000): the first counting call is refused, its error states the window, and the same
     # call, sized for that window, fits. It is sent again rather than the session lost.
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    src = tmp_path / "s.jsonl"
-    src.write_text(json.dumps(shortest_fixtures(1)[0]) + "\n", encoding="utf-8")
     out = tmp_path / "r.jsonl"
     with FakeOpenAIServer(FakeJudge(), context_window=WINDOW, chars_per_token=3.0) as server:
-        code = main(["grade", str(src), "--out", str(out), "--model", "smollm2-135m",
-                     "--base-url", server.base_url, "--send-material", "--no-cache",
-                     "--quiet"])  # fmt: skip
+        code = grade_shortest_on(server, tmp_path, out)
         refused = server.stats.refused_context
     assert refused == 1
     assert [r.error for r in read_results(out)] == [None]
@@ -245,13 +251,9 @@ def test_a_scoring_call_refused_for_a_window_it_then_learns_is_sent_again_fitted
     # server's window, and the scoring call fitted to it is sent again (as a counting call is),
     # rather than the session ending on an API error.
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    src = tmp_path / "s.jsonl"
-    src.write_text(json.dumps(shortest_fixtures(1)[0]) + "\n", encoding="utf-8")
     out = tmp_path / "r.jsonl"
     with FakeOpenAIServer(FakeJudge(), context_window=WINDOW, chars_per_token=3.0) as server:
-        code = main(["grade", str(src), "--out", str(out), "--model", "smollm2-135m",
-                     "--base-url", server.base_url, "--send-material", "--no-cache",
-                     "--quiet", "--scoring-max-tokens", "3900"])  # fmt: skip
+        code = grade_shortest_on(server, tmp_path, out, "--scoring-max-tokens", "3900")
         refused = server.stats.refused_context
         scoring_caps = [
             r.body["max_tokens"]
@@ -281,3 +283,21 @@ def test_a_first_call_cut_at_a_tiny_cap_says_which_flag_to_raise(
     assert result.error_kind == "context" and result.error is not None
     assert "truncated at max_output_tokens" in result.error
     assert "20 output tokens" in result.error and "--counting-max-tokens" in result.error
+
+
+async def test_a_scoring_call_refused_for_the_window_is_a_context_error_as_counting_is() -> None:
+    # The refusal states no window to learn, so nothing can be re-fitted: the session ends with
+    # kind ``context`` (as a counting call that cannot be split does), not ``api``, which a
+    # resume would re-send to be refused again.
+    from research_judge.errors import ContextLengthError
+
+    def no_room_to_score(request: JudgeRequest) -> Any:
+        if request.call == "scoring":
+            return ContextLengthError("the prompt is too long for this model", 400)
+        return fake_judge_reply(request)
+
+    session = Session.model_validate(shortest_fixtures(1)[0])
+    result = await small_judge(ScriptedClient(no_room_to_score)).grade(session)
+    assert result.error_kind == "context"
+    assert result.error is not None and result.error.startswith("scoring call: ")
+    assert "too long" in result.error

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .._canonical import canonical_json
@@ -83,11 +84,7 @@ def planning_tokens(text: str) -> int:
 
 def planning_request_tokens(request: JudgeRequest) -> int:
     """``estimate_request`` with ``planning_tokens``: what the planner fits into the window."""
-    total = planning_tokens(request.system) + MESSAGE_OVERHEAD_TOKENS
-    for message in request.messages:
-        total += planning_tokens(message.content) + MESSAGE_OVERHEAD_TOKENS
-    total += planning_tokens(canonical_json(request.schema))
-    return total
+    return _request_tokens(request, planning_tokens)
 
 
 def estimate_request(request: JudgeRequest) -> int:
@@ -96,10 +93,16 @@ def estimate_request(request: JudgeRequest) -> int:
     The schema counts because both providers put it in the model's context (OpenAI's strict
     ``json_schema``, Anthropic's tool ``input_schema``).
     """
-    total = estimate_tokens(request.system) + MESSAGE_OVERHEAD_TOKENS
+    return _request_tokens(request, estimate_tokens)
+
+
+def _request_tokens(request: JudgeRequest, tokens: Callable[[str], int]) -> int:
+    """Tokens of a request's system prompt, messages (each with its framing) and schema, as
+    ``tokens`` counts text."""
+    total = tokens(request.system) + MESSAGE_OVERHEAD_TOKENS
     for message in request.messages:
-        total += estimate_tokens(message.content) + MESSAGE_OVERHEAD_TOKENS
-    total += estimate_tokens(canonical_json(request.schema))
+        total += tokens(message.content) + MESSAGE_OVERHEAD_TOKENS
+    total += tokens(canonical_json(request.schema))
     return total
 
 

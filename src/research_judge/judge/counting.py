@@ -62,11 +62,7 @@ class _Run:
         return request if request.sample == self.sample else replace(request, sample=self.sample)
 
     def _add(self, out: _Outcome[Any]) -> None:
-        t = self.total
-        t.usage += out.usage
-        t.billable += out.billable
-        t.calls += out.calls
-        t.cache_hits += out.cache_hits
+        self.total.absorb(out)
         self.report.calls += out.calls
 
     async def first(self, pack: Pack) -> tuple[list[Verdict] | None, list[Piece]]:
@@ -82,7 +78,6 @@ class _Run:
         if not out.replan:
             self.fatal = out
             return None, []
-        self._learn(out)
         self.report.split = True
         smaller, unfit, moved = self.planner.smaller(
             self.session, pack, None, cut=out.replan == "cut"
@@ -114,7 +109,6 @@ class _Run:
             self.fatal = out
             return
         if out.replan:
-            self._learn(out)
             smaller, unfit, _ = self.planner.smaller(
                 self.session, pack, claims, cut=out.replan == "cut"
             )
@@ -122,11 +116,6 @@ class _Run:
             await asyncio.gather(*(self.later(p, claims) for p in smaller))
             return
         self._fail(list(pack.pieces), out.error or "")
-
-    def _learn(self, out: _Outcome[Any]) -> None:
-        # A provider that states its window teaches the planner (for this and later sessions).
-        if out.error:
-            self.planner.learn_window(out.error)
 
     def _fail(self, pieces: list[Piece], reason: str) -> None:
         if pieces:

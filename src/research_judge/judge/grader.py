@@ -89,6 +89,13 @@ class _Outcome(Generic[T]):
             self.usage += usage
             self.billable += usage
 
+    def absorb(self, other: _Outcome[Any]) -> None:
+        """Add the tokens and calls of ``other`` (another call made for the same purpose)."""
+        self.usage += other.usage
+        self.billable += other.billable
+        self.calls += other.calls
+        self.cache_hits += other.cache_hits
+
 
 # More tokens than any one reply can hold: a figure past this is a broken or hostile server.
 MAX_TOKENS_PER_CALL = 100_000_000
@@ -226,9 +233,8 @@ class Judge:
         that window and sent once more, when that means a smaller allowance (a counting call
         is re-planned the same way)."""
         out = await self._ask(request, parse_scoring)
-        if out.replan != "context" or out.error is None:
+        if out.replan != "context":  # a context refusal always carries its error
             return out
-        self.planner.learn_window(out.error)  # unless the counting call already taught it
         try:
             fitted = self.planner.fit_scoring(request)
         except Unplannable as exc:
@@ -236,17 +242,15 @@ class Judge:
         if fitted.max_output_tokens >= request.max_output_tokens:
             return out  # nothing learned: the refusal stands
         again = await self._ask(fitted, parse_scoring)
-        again.usage += out.usage
-        again.billable += out.billable
-        again.calls += out.calls
-        again.cache_hits += out.cache_hits
+        again.absorb(out)
         return again
 
     async def _ask(
         self, request: JudgeRequest, parse: Callable[[str], T], *, replan: bool = False
     ) -> _Outcome[T]:
-        """Ask until a reply parses. With ``replan``, a request too long for the window or a reply
-        cut at its allowance returns at once with ``replan`` set, for the caller to split."""
+        """Ask until a reply parses. A request too long for the window returns at once with
+        ``replan`` "context"; with ``replan``, so does a reply cut at its allowance ("cut"), for
+        the caller to split (else the judge is asked again, more briefly)."""
         out: _Outcome[T] = _Outcome()
         problems: list[str] = []
         for attempt in range(self.settings.max_attempts):
@@ -264,10 +268,14 @@ class Judge:
                 continue
             except ContextLengthError as exc:
                 out.bill(exc.usage)
-                out.replan = "context"  # said even when not asked: the scoring call re-fits
-                if replan:
-                    return _failed(out, f"{request.call} call: {exc}", ErrorKind.CONTEXT)
-                return _failed(out, f"{request.call} call: API error: {exc}", ErrorKind.API)
+                # A window the error states teaches the planner, for this call and every later
+                # one (of this session and the next), whichever call was refused.
+                self.planner.learn_window(str(exc))
+                # Said even when not asked: the scoring call, which cannot be split, re-fits.
+                # Whichever call it is, the session did not fit the window (kind ``context``,
+                # which a resume does not re-send as it does a transient ``api`` error).
+                out.replan = "context"
+                return _failed(out, f"{request.call} call: {exc}", ErrorKind.CONTEXT)
             except JudgeRefusal as exc:
                 out.calls += 1
                 out.bill(exc.usage)  # a cut reply is paid for all the same

@@ -248,10 +248,15 @@ class Planner:
         none); it may then go with less than its worst-case need, down to ``least`` (or the cap,
         if smaller), since real quotes are rarely as long as allowed; a reply cut anyway is
         re-planned or reported, never taken for a verdict."""
+        wanted = need if least is None else min(need, least, self.output_cap)
+        return self._allowance(prompt_tokens, self.output_cap, wanted)
+
+    def _allowance(self, prompt_tokens: int, cap: int, wanted: int) -> int | None:
+        """``cap``, or the room the window leaves beside the prompt when that is less; None when
+        the prompt is over the input limit or that room is under ``wanted`` (at least 1)."""
         if self.input_cap is not None and prompt_tokens > self.input_cap:
             return None
-        allowance = min(self.output_cap, self.budget - prompt_tokens)
-        wanted = need if least is None else min(need, least, self.output_cap)
+        allowance = min(cap, self.budget - prompt_tokens)
         return allowance if allowance >= max(wanted, 1) else None
 
     def fit_scoring(self, request: JudgeRequest) -> JudgeRequest:
@@ -261,10 +266,8 @@ class Planner:
         prompt = planning_request_tokens(request)
         cap = min(request.max_output_tokens, self.limits.max_output_tokens)
         least = min(MIN_SCORING_TOKENS, cap)
-        if self.input_cap is not None and prompt > self.input_cap:
-            raise Unplannable(self._too_big(prompt, least))
-        allowance = min(cap, self.budget - prompt)
-        if allowance < least:
+        allowance = self._allowance(prompt, cap, least)
+        if allowance is None:
             raise Unplannable(self._too_big(prompt, least))
         if allowance == request.max_output_tokens:
             return request

@@ -124,9 +124,9 @@ def combine(samples: list[Result], k: int, jurors: list[str] | None = None) -> R
 def _summed_usage(samples: list[Result]) -> UsageInfo:
     total = samples[0].usage.model_copy()
     costs = [s.usage.cost_usd for s in samples]
+    counts = ("input_tokens", "cached_input_tokens", "output_tokens", "calls", "cache_hits")
     for s in samples[1:]:
-        for field in ("input_tokens", "cached_input_tokens", "output_tokens", "calls"):
+        for field in counts:
             setattr(total, field, getattr(total, field) + getattr(s.usage, field))
-        total.cache_hits += s.usage.cache_hits
     total.cost_usd = None if any(c is None for c in costs) else sum(c for c in costs if c)
     return total
