@@ -41,6 +41,9 @@ def grade(srv: FakeOpenAIServer, tmp_path: Path, *extra: str, base_url: str = ""
         (["--max-cost", "-5"], "--max-cost must be positive"),
         (["--max-cost", "0"], "--max-cost must be positive"),
         (["--down-after", "nan"], "--down-after must be a finite number"),
+        (["--temperature", "2.5"], "temperature must be within 0..2, got 2.5"),
+        (["--temperature", "-0.1"], "temperature must be within 0..2, got -0.1"),
+        (["--temperature", "nan"], "temperature must be within 0..2, got nan"),
     ],
 )
 def test_a_setting_that_would_switch_a_safeguard_off_is_refused_before_sending(
@@ -91,4 +94,16 @@ def test_a_price_table_with_an_impossible_price_is_refused_before_sending(
     )
     assert grade(server, tmp_path, "--prices", str(prices)) == 2
     assert str(prices) in capsys.readouterr().err
+    assert server.stats.requests == 0
+
+
+def test_the_library_refuses_a_temperature_out_of_range_before_sending(
+    server: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    import research_judge as rj
+    from research_judge.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"temperature must be within 0\.\.2, got 5"):
+        rj.grade([session("s-1")], model="gpt-4o-mini", base_url=server.base_url,
+                 cache=False, temperature=5)  # fmt: skip
     assert server.stats.requests == 0

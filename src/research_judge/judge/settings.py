@@ -24,6 +24,9 @@ class JudgeSettings:
     def __post_init__(self) -> None:
         if self.max_attempts < 1:
             raise ConfigError(f"max attempts must be at least 1, got {self.max_attempts}")
+        # Here, not in the CLI's parser: the Python API builds these settings too.
+        if self.temperature is not None and not 0.0 <= self.temperature <= 2.0:
+            raise ConfigError(f"temperature must be within 0..2, got {self.temperature}")
         for flag, value in (
             ("--counting-max-tokens", self.counting_max_tokens),
             ("--scoring-max-tokens", self.scoring_max_tokens),
