@@ -30,6 +30,10 @@ formats:
   openinference  the same OTLP JSON under the OpenInference conventions (Arize Phoenix):
                AGENT / LLM / TOOL / RETRIEVER spans, flattened message attributes
 
+A chat record with several answered user turns becomes one session per turn (id
+RECORD#N; the earlier turns go with it as conversation context for the judge); a record
+with one turn keeps its id. --last-turn keeps only each record's final turn.
+
 Bad records are named (file:line, or the trace id) and skipped; the rest are converted.
 The output is written to a temporary file and renamed into place; an input is never
 overwritten. Exit 0 when every record converted, 2 when any was bad.
@@ -59,6 +63,12 @@ def register(subparsers: Any) -> None:
         help="a tool result matching REGEX in full is a stub for offloaded text: its named group "
         "'ref' becomes the reference's content_ref, read at grading time by grade --store",
     )
+    p.add_argument(
+        "--last-turn",
+        action="store_true",
+        help="of a conversation with several answered user turns, keep only the final turn "
+        "(its id stays RECORD#N; the earlier turns are still its context)",
+    )
     p.add_argument("--quiet", action="store_true", help="print no summary line")
     add_config_flag(p)
     p.set_defaults(run=run_convert)
@@ -72,17 +82,28 @@ def run_convert(args: argparse.Namespace) -> int:
     def report(exc: InputFileError) -> None:
         print(f"research-judge convert: {exc}", file=sys.stderr)
 
-    options = ConvertOptions(stub_pattern=compile_stub_pattern(args.stub_pattern))
+    def note(exc: InputFileError) -> None:
+        print(f"research-judge convert: note: {exc}", file=sys.stderr)
+
+    options = ConvertOptions(
+        stub_pattern=compile_stub_pattern(args.stub_pattern), last_turn=args.last_turn
+    )
     if args.inputs.count(STDIN) > 1:
         raise ConfigError("'-' (standard input) can be given once")
     if STDIN in args.inputs:
         with spooled_stdin("stdin.log") as path:
             inputs = [str(path) if i == STDIN else i for i in args.inputs]
-            stats = convert_files(args.format, inputs, args.out, options, on_error=report)
+            stats = convert_files(
+                args.format, inputs, args.out, options, on_error=report, on_note=note
+            )
     else:
-        stats = convert_files(args.format, args.inputs, args.out, options, on_error=report)
+        stats = convert_files(
+            args.format, args.inputs, args.out, options, on_error=report, on_note=note
+        )
     if not args.quiet:
         bad = f"; {len(stats.errors)} bad record(s) skipped (listed above)" if stats.errors else ""
+        if stats.notes:
+            bad += f"; {len(stats.notes)} unanswered turn(s) not converted (noted above)"
         print(
             f"converted {stats.sessions} session(s) to {args.out}: {stats.references} "
             f"reference(s), {stats.offloaded} offloaded (content_ref), "

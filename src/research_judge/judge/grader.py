@@ -60,7 +60,7 @@ from .evidence import CheckedVerdict, EvidenceChecker
 from .markers import marker_nonce
 from .planning import Planner, Unplannable
 from .policy import VerdictPolicy
-from .prompts import PromptSet
+from .prompts import PromptSet, session_variables
 from .settings import JudgeSettings
 
 __all__ = ["Judge", "JudgeSettings"]
@@ -169,12 +169,8 @@ class Judge:
     def first_requests(self, session: Session) -> tuple[JudgeRequest, JudgeRequest]:
         """The two opening requests for a session (also what ``--dry-run`` estimates)."""
         nonce = marker_nonce(session, extra_keys=not self.prompts.shipped)
-        variables: dict[str, Any] = {
-            "nonce": nonce,
-            "question": session.question,
-            "answer": session.answer,
-            "references": [ref.model_dump() for ref in session.trajectory],
-        }
+        references = [ref.model_dump() for ref in session.trajectory]
+        variables = session_variables(session, nonce, references)
         s = self.settings
         ids = tuple(session.reference_ids)
 

@@ -18,7 +18,14 @@ from ..._validation import describe_validation_error
 from ...errors import ConfigError, InputFileError
 from ..model import Session
 from . import anthropic, openai_chat, openinference, otel
-from ._common import ConvertOptions, RecordError, SessionDict, compile_stub_pattern, jsonl_records
+from ._common import (
+    Converted,
+    ConvertOptions,
+    RecordError,
+    SessionDict,
+    compile_stub_pattern,
+    jsonl_records,
+)
 from ._otlp import Trace, read_traces
 from ._writer import SessionsWriter, check_output
 
@@ -30,7 +37,8 @@ _TRACE_CONVERTERS: dict[str, Callable[[Trace, ConvertOptions], SessionDict]] = {
     otel.NAME: otel.convert_trace,
     openinference.NAME: openinference.convert_trace,
 }
-_JSONL_CONVERTERS: dict[str, Callable[[dict[str, Any], ConvertOptions], SessionDict]] = {
+# Chat formats: one JSONL record, one session per answered turn (``_turns``).
+_JSONL_CONVERTERS: dict[str, Callable[[dict[str, Any], ConvertOptions], Converted]] = {
     openai_chat.NAME: openai_chat.convert_record,
     anthropic.NAME: anthropic.convert_record,
 }
@@ -43,6 +51,8 @@ class ConvertStats:
     offloaded: int = 0  # references whose text became content_ref
     citations: int = 0
     errors: list[InputFileError] = field(default_factory=list)
+    # What of a good record became no session (an unanswered last turn), named like errors.
+    notes: list[InputFileError] = field(default_factory=list)
 
 
 def convert_files(
@@ -52,9 +62,11 @@ def convert_files(
     options: ConvertOptions | None = None,
     *,
     on_error: Callable[[InputFileError], None] | None = None,
+    on_note: Callable[[InputFileError], None] | None = None,
 ) -> ConvertStats:
     """Convert every record of ``inputs`` (in order) into ``out``; bad records are collected in
-    ``stats.errors`` (and passed to ``on_error`` as they are found), never written."""
+    ``stats.errors`` (and passed to ``on_error`` as they are found), never written; what of a
+    good record became no session is in ``stats.notes`` (and passed to ``on_note``)."""
     if fmt not in FORMATS:
         raise ConfigError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     options = options or ConvertOptions()
@@ -67,6 +79,11 @@ def convert_files(
     seen: set[str] = set()
     with SessionsWriter(out_path) as writer:
         for item in _records(fmt, paths, options):
+            if isinstance(item, _Note):
+                stats.notes.append(item.note)
+                if on_note is not None:
+                    on_note(item.note)
+                continue
             checked = item if isinstance(item, InputFileError) else _checked(*item, seen)
             if isinstance(checked, InputFileError):
                 stats.errors.append(checked)
@@ -84,9 +101,14 @@ def convert_files(
 _Converted = tuple[SessionDict, Path, int | None, str]
 
 
+@dataclass(frozen=True)
+class _Note:
+    note: InputFileError
+
+
 def _records(
     fmt: str, paths: list[Path], options: ConvertOptions
-) -> Iterator[_Converted | InputFileError]:
+) -> Iterator[_Converted | InputFileError | _Note]:
     if fmt in _TRACE_CONVERTERS:
         convert_trace = _TRACE_CONVERTERS[fmt]
         for trace in read_traces(paths):
@@ -108,9 +130,14 @@ def _records(
                 continue
             label = f"record {record['id']!r}: " if isinstance(record.get("id"), str) else ""
             try:
-                yield convert(record, options), path, number, label
+                converted = convert(record, options)
             except RecordError as exc:
                 yield InputFileError(path, f"{label}{exc}", number)
+                continue
+            for note in converted.notes:
+                yield _Note(InputFileError(path, f"{label}{note}", number))
+            for session in converted.sessions:
+                yield session, path, number, label
 
 
 def _checked(
