@@ -23,14 +23,13 @@ HERE = Path(__file__).resolve().parent
 if str(HERE.parent) not in sys.path:
     sys.path.insert(0, str(HERE.parent))
 
+from research_judge.baseline.rules import DEFAULT, Counter  # noqa: E402
+from research_judge.judge.reading import ShownReference, ShownSession  # noqa: E402
+from research_judge.stats.intervals import kappa_from_counts  # noqa: E402
 from validity.align import align  # noqa: E402
 from validity.expertqa import Item, read_dir  # noqa: E402
 from validity.labels import claim_label  # noqa: E402
 from validity.run import DEFAULT_DATA  # noqa: E402
-
-from research_judge.baseline.rules import DEFAULT, Counter  # noqa: E402
-from research_judge.judge.reading import ShownReference, ShownSession  # noqa: E402
-from research_judge.stats.intervals import kappa_from_counts  # noqa: E402
 
 GRID = [round(0.05 * n, 2) for n in range(1, 20)]
 
@@ -38,8 +37,7 @@ GRID = [round(0.05 * n, 2) for n in range(1, 20)]
 def shown(item: Item) -> ShownSession:
     s = item.session
     refs = tuple(
-        ShownReference(r["id"], r["content"], r.get("title"), r.get("url"))
-        for r in s["trajectory"]
+        ShownReference(r["id"], r["content"], r.get("title"), r.get("url")) for r in s["trajectory"]
     )
     return ShownSession("counting", s["question"], s["answer"], refs, None)
 
