@@ -45,6 +45,7 @@ class ShownReference:
             "content_ref": None,
             "title": self.title,
             "url": self.url,
+            "excerpts": [],
         }
 
 
@@ -221,6 +222,9 @@ class RequestReader:
             "question": shown.question,
             "answer": shown.answer,
             "references": [r.variables() for r in shown.references],
+            # Not read back: a request showing earlier turns or excerpts does not render the
+            # same without them, and is refused as unreadable by the check in ``_read``.
+            "conversation": [],
         }
         if shown.claims is not None:
             variables["claims"] = [
@@ -246,9 +250,11 @@ def _placeholders(k: int, fields: tuple[bool, bool] | None, claims: int) -> dict
                 "content_ref": None,
                 "title": _slot(f"title{i}") if title else None,
                 "url": _slot(f"url{i}") if url else None,
+                "excerpts": [],
             }
             for i in range(k)
         ],
+        "conversation": [],
         "claims": [{"id": f"c{n + 1}", "text": _slot(f"claim{n}")} for n in range(claims)],
     }
 
