@@ -220,3 +220,10 @@ def test_the_python_api_grades_with_it() -> None:
     [result] = rj.grade([TRICKY], provider="baseline", cache=False)
     assert isinstance(result, Result) and result.error is None
     assert result.verdict in ("pass", "fail")
+
+
+def test_it_cannot_sit_on_a_jury(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sessions = write_sessions(tmp_path / "s.jsonl", [TRICKY])
+    args = ["grade", str(sessions), "--out", str(tmp_path / "r.jsonl"), "--provider", "baseline"]
+    assert main([*args, "--jury", "openai:gpt-4.1-mini"]) == 2
+    assert "cannot sit on a --jury" in capsys.readouterr().err
