@@ -1,8 +1,8 @@
 """``make demo``: ``research-judge demo`` from the checkout, into ``demo-out/``.
 
-The steps live in ``research_judge.cli._demo`` (shipped in the wheel, run by ``research-judge demo``);
-this script only keeps ``make demo``'s old folder: ``demo-out/`` at the root of the checkout,
-a scratch folder (gitignored) that each run replaces.
+The steps live in ``research_judge.cli._demo`` (shipped in the wheel, run by
+``research-judge demo``); this script only keeps ``make demo``'s old folder: ``demo-out/`` at the
+root of the checkout, a scratch folder (gitignored) that each run replaces.
 """
 
 from __future__ import annotations

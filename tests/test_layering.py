@@ -116,7 +116,7 @@ def test_the_package_graph_has_no_cycle() -> None:
 
     def visit(node: str, path: list[str]) -> None:
         if node in path:
-            pytest.fail("import cycle: " + " -> ".join([*path[path.index(node):], node]))
+            pytest.fail("import cycle: " + " -> ".join([*path[path.index(node) :], node]))
         if node in done:
             return
         for nxt in sorted(graph[node]):
