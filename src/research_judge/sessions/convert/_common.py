@@ -89,14 +89,14 @@ def jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any] | InputFileE
 class ToolCalls:
     """The tool calls of one JSONL record, by id, and which of them still wait for a result."""
 
-    def __init__(self, call: str, result: str) -> None:
+    def __init__(self, call: str, result: str, at: str = "messages[{}]") -> None:
         # How the log names a call and its result, for the error: "tool call", "tool message
-        # with tool_call_id".
-        self._call, self._result = call, result
+        # with tool_call_id"; ``at`` where the call was made (its message index, or line).
+        self._call, self._result, self._at = call, result, at
         self._calls: dict[str, tuple[str | None, Any]] = {}
-        self._waiting: dict[str, int] = {}  # call id -> index of the message that made it
+        self._waiting: dict[str, int | str] = {}  # call id -> index of the message that made it
 
-    def asked(self, call_id: str, index: int, tool: str | None, args: Any) -> None:
+    def asked(self, call_id: str, index: int | str, tool: str | None, args: Any) -> None:
         self._calls[call_id] = (tool, args)
         self._waiting[call_id] = index
 
@@ -111,7 +111,8 @@ class ToolCalls:
         if self._waiting:
             raise RecordError(
                 "; ".join(
-                    f"messages[{index}]: {self._call} {call_id!r} ({self._calls[call_id][0]}) "
+                    f"{self._at.format(index)}: {self._call} {call_id!r} "
+                    f"({self._calls[call_id][0]}) "
                     f"has no result (no {self._result} {call_id!r})"
                     for call_id, index in self._waiting.items()
                 )

@@ -263,3 +263,12 @@ _RESULTS = {
     "web_fetch_tool_result": _web_fetch,
     "web_search_tool_result": _web_search,
 }
+
+
+def result_reference(
+    call_id: str, block: dict[str, Any], tool: str | None, args: Any, options: ConvertOptions
+) -> dict[str, Any]:
+    """The reference one result block (``tool_result``, a server tool's ``*_tool_result``)
+    becomes; shared with ``claude-agent``, whose messages hold the same blocks."""
+    build = _RESULTS.get(str(block.get("type")), _tool_result)
+    return build(call_id, block, tool, args, options)
