@@ -1,9 +1,10 @@
-"""``research-judge convert``: agent logs (OpenAI, Anthropic, Claude Agent SDK, OTel) -> sessions."""
+"""``research-judge convert``: agent logs (OpenAI, Anthropic, Claude, OTel) -> sessions."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from ._help import DefaultsFormatter
@@ -94,7 +95,7 @@ def run_convert(args: argparse.Namespace) -> int:
         raise ConfigError("'-' (standard input) can be given once")
     if STDIN in inputs:
         with spooled_stdin("stdin.log") as path:
-            spooled = [str(path) if i == STDIN else i for i in inputs]
+            spooled: list[str | Path] = [str(path) if i == STDIN else i for i in inputs]
             stats = convert_files(fmt, spooled, args.out, options, on_error=report)
     else:
         stats = convert_files(fmt, list(inputs), args.out, options, on_error=report)

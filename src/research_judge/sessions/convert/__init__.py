@@ -19,13 +19,22 @@ from ..._validation import describe_validation_error
 from ...errors import ConfigError, InputFileError
 from ..model import Session
 from . import anthropic, claude_agent, openai_chat, openai_responses, openinference, otel
-from ._common import ConvertOptions, RecordError, SessionDict, compile_stub_pattern, jsonl_records
+from ._common import (
+    SHAPE_ERRORS,
+    ConvertOptions,
+    RecordError,
+    SessionDict,
+    compile_stub_pattern,
+    jsonl_records,
+    unexpected,
+)
 from ._otlp import Trace, read_traces
 from ._sniff import sniff
 from ._writer import SessionsWriter, check_output
 
 __all__ = [
     "AUTO",
+    "ERRORS_SHOWN_PER_FILE",
     "FORMATS",
     "ConvertOptions",
     "ConvertStats",
@@ -186,6 +195,8 @@ def _records(
                 yield convert_trace(trace, options), path, None, label
             except RecordError as exc:
                 yield InputFileError(path, f"{label}{exc}")
+            except SHAPE_ERRORS as exc:
+                yield InputFileError(path, label + unexpected(exc))
         return
     if fmt == claude_agent.NAME:  # a session is many lines, grouped by session id
         yield from claude_agent.read_sessions(paths, options)
@@ -201,6 +212,8 @@ def _records(
                 yield convert(record, options), path, number, label
             except RecordError as exc:
                 yield InputFileError(path, f"{label}{exc}", number)
+            except SHAPE_ERRORS as exc:
+                yield InputFileError(path, label + unexpected(exc), number)
 
 
 def _checked(

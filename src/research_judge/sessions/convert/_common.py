@@ -24,6 +24,15 @@ class RecordError(ValueError):
     """One record cannot become a session; the message says why, in the log's own terms."""
 
 
+# A value of a shape no converter check foresaw (a number where text belongs, deep in a
+# record) must still be one record's error, never a crash that loses every other record.
+SHAPE_ERRORS = (TypeError, AttributeError, KeyError, IndexError, ValueError)
+
+
+def unexpected(exc: Exception) -> str:
+    return f"a value of an unexpected type or shape ({type(exc).__name__}: {exc})"
+
+
 @dataclass(frozen=True)
 class ConvertOptions:
     # A tool result matching this pattern in full is a stub for text kept in storage; its named
@@ -74,6 +83,9 @@ def jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any] | InputFileE
                 continue
             except RecursionError:
                 yield number, InputFileError(path, "not valid JSON: nested too deeply", number)
+                continue
+            except ValueError as exc:  # an integer of more digits than Python converts
+                yield number, InputFileError(path, f"not readable JSON: {exc}", number)
                 continue
             if not isinstance(value, dict):
                 yield (
@@ -174,6 +186,16 @@ def url_argument(args: Any) -> str | None:
         url = args.get("url")
         return url if isinstance(url, str) and url else None
     return None
+
+
+def part_text(part: Mapping[str, Any], where: str) -> str:
+    """A text part's ``text``; anything but a string there is an error naming the part."""
+    text = part.get("text", "")
+    if not isinstance(text, str):
+        raise RecordError(
+            f"{where}: a text part's 'text' must be a string, got {type(text).__name__}"
+        )
+    return text
 
 
 def as_text(value: Any) -> str:

@@ -26,6 +26,7 @@ from ._common import (
     ToolCalls,
     as_text,
     call_title,
+    part_text,
     reference,
     require,
     url_argument,
@@ -47,7 +48,9 @@ def convert_record(record: dict[str, Any], options: ConvertOptions) -> SessionDi
             raise RecordError(f"messages[{index}] is not an object")
         blocks = _blocks(message.get("content"), index)
         role = message.get("role")
-        text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+        text = "".join(
+            part_text(b, f"messages[{index}]") for b in blocks if b.get("type") == "text"
+        )
         if role == "user" and question is None and text.strip():
             question = text
         if role == "assistant" and text.strip():

@@ -32,7 +32,15 @@ from pydantic import TypeAdapter, ValidationError
 from ..._validation import describe_validation_error
 from ...errors import InputFileError
 from ._chat import ChatLog, log_session
-from ._common import ConvertOptions, RecordError, SessionDict, ToolCalls, jsonl_records
+from ._common import (
+    SHAPE_ERRORS,
+    ConvertOptions,
+    RecordError,
+    SessionDict,
+    ToolCalls,
+    jsonl_records,
+    unexpected,
+)
 from .anthropic import result_reference
 
 NAME = "claude-agent"
@@ -90,6 +98,9 @@ def read_sessions(
             session = _convert(stream, options)
         except RecordError as exc:
             yield InputFileError(stream.path, f"{label}{exc}")
+            continue
+        except SHAPE_ERRORS as exc:
+            yield InputFileError(stream.path, label + unexpected(exc))
             continue
         yield session, stream.path, None, label
 
