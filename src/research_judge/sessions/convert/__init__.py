@@ -230,15 +230,11 @@ def _checked(
     try:
         text = json.dumps(session, ensure_ascii=False, allow_nan=False)
         text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # (a ValueError too: caught first)
+        problem = f"holds a lone surrogate escape ({exc.object[exc.start]!a}), which is not text"
+        return InputFileError(path, label + problem, line)
     except ValueError:  # NaN or Infinity: not JSON, and no reader of the output would take it
-        return InputFileError(
-            path, f"{label}holds a number that is not JSON (NaN or Infinity)", line
-        )
-    except UnicodeEncodeError as exc:
-        return InputFileError(
-            path,
-            f"{label}holds a lone surrogate escape ({exc.object[exc.start]!a}), not text",
-            line,
-        )
+        problem = "holds a number that is not JSON (NaN or Infinity)"
+        return InputFileError(path, label + problem, line)
     seen.add(session["id"])
     return session, text + "\n"

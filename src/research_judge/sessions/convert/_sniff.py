@@ -55,7 +55,10 @@ def sniff(path: Path) -> Sniffed | None:
         return None
     if b"\x00" in head[:4096]:
         return Sniffed("a binary file", ())
-    lines = [line for line in head.split(b"\n") if line.strip()][:SAMPLE_LINES]
+    lines = head.split(b"\n")
+    if len(head) == 1024 * 1024:
+        lines = lines[:-1]  # the last line may be cut short by the read: not judged
+    lines = [line for line in lines if line.strip()][:SAMPLE_LINES]
     values: list[Any] = []
     for raw in lines:
         try:
@@ -88,8 +91,8 @@ def _document(data: bytes) -> Sniffed | None:
 
 
 def _not_json(lines: list[bytes]) -> Sniffed | None:
-    if not lines:
-        return None
+    if not lines or any(_json_start(line) for line in lines):
+        return None  # broken JSON records: the format's own errors name each one
     try:
         text = [line.decode("utf-8") for line in lines]
     except UnicodeDecodeError:
@@ -103,6 +106,10 @@ def _not_json(lines: list[bytes]) -> Sniffed | None:
         hint = "a YAML cassette of recorded HTTP calls holds requests, not an agent's log"
         return Sniffed("YAML", (), hint)
     return Sniffed("text that is not JSON", ())
+
+
+def _json_start(line: bytes) -> bool:
+    return line.lstrip(b"\xef\xbb\xbf \t").startswith((b"{", b"["))
 
 
 def _yaml_line(text: str) -> bool:
