@@ -29,7 +29,6 @@ from .baseline.setup import local_client
 from .baseline.setup import priced as baseline_priced
 from .clients.chain import ClientSettings, build_client
 from .compare import DEFAULT_CRITICAL_THRESHOLD, DEFAULT_THRESHOLD
-from .cost.estimate import Budget, Estimator
 from .cost.prices import PriceTable
 from .cost.windows import WindowTable
 from .engine.progress import Progress
@@ -42,6 +41,7 @@ from .errors import (
     UserError,
 )
 from .judge.build import build_judge
+from .judge.estimate import Budget, Estimator
 from .judge.policy import VerdictPolicy, load_policy
 from .judge.settings import DEFAULT_REPEATS, JudgeSettings
 from .report import DEFAULT_WORST

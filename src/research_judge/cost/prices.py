@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .._files import read_text
 from .._validation import parse_json_file
-from ..clients.base import Usage
+from ..usage import Usage
 
 TOKENS_PER_UNIT = 1_000_000  # prices are quoted per million tokens
 

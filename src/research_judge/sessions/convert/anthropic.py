@@ -27,6 +27,7 @@ from ._common import (
     ToolCalls,
     as_text,
     call_title,
+    part_text,
     reference,
     require,
     url_argument,
@@ -64,10 +65,12 @@ def convert_record(record: dict[str, Any], options: ConvertOptions) -> Converted
         if role == "user" and not results:
             # A user message that returns tool results continues the turn; any other user
             # text asks a new question.
-            text = "".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text")
+            text = "".join(
+                part_text(b, f"messages[{index}]") for b in blocks if b.get("type") == "text"
+            )
             events.append(Asked(text, f"messages[{index}]"))
         elif role == "assistant":
-            text, citations = _answer(blocks)
+            text, citations = _answer(blocks, f"messages[{index}]")
             events.append(Answered(text, tuple(citations)))
     calls.check_all_answered()
     return turn_sessions(record, session_id, events, last_turn=options.last_turn)
@@ -81,7 +84,7 @@ def _blocks(content: Any, index: int) -> list[dict[str, Any]]:
     raise RecordError(f"messages[{index}].content must be a string or a list of blocks")
 
 
-def _answer(blocks: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+def _answer(blocks: list[dict[str, Any]], where: str) -> tuple[str, list[dict[str, Any]]]:
     """The text after the message's last tool block (what came before it, "I'll search for
     that", was said while still researching), and its citations, each located on the span of
     its text block."""
@@ -90,7 +93,7 @@ def _answer(blocks: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
     for block in blocks[tool_blocks[-1] + 1 :] if tool_blocks else blocks:
         if block.get("type") != "text":
             continue
-        piece = str(block.get("text", ""))
+        piece = part_text(block, where)
         for cite in block.get("citations") or []:
             if isinstance(cite, dict):
                 citations.append(_citation(cite, len(text), len(text) + len(piece)))
@@ -274,3 +277,12 @@ _RESULTS = {
     "web_fetch_tool_result": _web_fetch,
     "web_search_tool_result": _web_search,
 }
+
+
+def result_reference(
+    call_id: str, block: dict[str, Any], tool: str | None, args: Any, options: ConvertOptions
+) -> dict[str, Any]:
+    """The reference one result block (``tool_result``, a server tool's ``*_tool_result``)
+    becomes; shared with ``claude-agent``, whose messages hold the same blocks."""
+    build = _RESULTS.get(str(block.get("type")), _tool_result)
+    return build(call_id, block, tool, args, options)
