@@ -1,6 +1,7 @@
 """The fake judge (what `serve-fake` runs) also answers the bundled agent logs validly once
 `convert` has turned them into sessions: sub-agents, server tools, an offloaded tool result read
-back from the store, Responses items, a Claude Agent SDK stream, Vercel AI SDK spans. With test_fake_judge's three session files, every bundled session."""
+back from the store, Responses items, a Claude Agent SDK stream, Vercel AI SDK spans. With
+test_fake_judge's three session files, every bundled session."""
 
 from __future__ import annotations
 
