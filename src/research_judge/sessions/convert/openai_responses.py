@@ -263,6 +263,8 @@ def _output_text(item: Any) -> tuple[str, list[dict[str, Any]]]:
                     "end": len(text) + note.end_index if ok else None,
                     "url": note.url,
                     "title": note.title,
+                    # Its span becomes an "attributed" excerpt of the reference it resolves to.
+                    "kind": "url_citation",
                 }
             )
         text += piece
