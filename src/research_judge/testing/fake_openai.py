@@ -46,7 +46,7 @@ _REASONS = {
 }
 
 HEAD_LIMIT = 16 * 2**20
-"""The most a request's line and headers may hold, in bytes (the material header included)."""
+"""The most a request's line and headers may hold, in bytes."""
 
 
 @dataclass(frozen=True)
