@@ -313,3 +313,15 @@ def test_claude_agent_tool_use_without_its_result_is_named_with_the_line(tmp_pat
         "'toolu_01Search' (WebSearch) has no result (no tool_result with tool_use_id "
         "'toolu_01Search')"
     ]
+
+
+def test_claude_agent_stream_without_the_prompt_says_how_to_record_it(tmp_path: Path) -> None:
+    lines = [line for line in _lines() if line.get("uuid") != _lines()[1]["uuid"]]
+    log = write_jsonl(tmp_path / "no-prompt.jsonl", *lines)
+    sessions, errors = convert("claude-agent", tmp_path, log)
+    assert sessions == []
+    assert errors == [
+        f"{log}: session '3f1b2c9e-7a44-4d1e-9a0b-5c2e8d6f1a10': no user message with text (the "
+        "question): `claude -p` does not echo the prompt; record with --input-format stream-json "
+        "--replay-user-messages, or add the prompt as a user line"
+    ]
