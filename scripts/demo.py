@@ -1,8 +1,9 @@
 """``make demo``: ``research-judge demo`` from the checkout, into ``demo-out/``.
 
-The steps live in ``research_judge.demo`` (shipped in the wheel, run by ``research-judge demo``);
-this script only keeps ``make demo``'s old folder: ``demo-out/`` at the root of the checkout
-(gitignored). Each run replaces the files the previous one wrote there, and nothing else.
+The steps live in ``research_judge.cli._demo`` (shipped in the wheel, run by
+``research-judge demo``); this script only keeps ``make demo``'s old folder: ``demo-out/`` at the
+root of the checkout (gitignored). Each run replaces the files the previous one wrote there, and
+nothing else.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from research_judge.demo import run_demo
+from research_judge.cli._demo import run_demo
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = Path("demo-out")

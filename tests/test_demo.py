@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from research_judge.cli import main
-from research_judge.demo import MARKER
+from research_judge.cli._demo import MARKER
 
 ROOT = Path(__file__).resolve().parents[1]
 
