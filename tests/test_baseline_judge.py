@@ -75,6 +75,26 @@ def test_the_reader_gets_back_exactly_what_the_judge_rendered(folder: Path | Non
     assert (read_scoring.answer, read_scoring.references) == (session.answer, ())
 
 
+def test_tool_calls_shown_in_the_prompt_are_read_back_too() -> None:
+    # As `convert` writes references: the tool and its arguments beside the result's text.
+    calls = [
+        {"tool": "web_search", "args": {"query": "lithium cold weather"}},
+        {"tool": "web_fetch", "args": {"url": "https://example.org/x"}},
+        {},
+        {"tool": "notes", "args": "title: not a field\nurl: nor this"},
+    ]
+    trajectory = [{**ref, **call} for ref, call in zip(TRICKY["trajectory"], calls, strict=True)]
+    session = Session.model_validate({**TRICKY, "trajectory": trajectory})
+    prompts = PromptSet()
+    counting, _ = judge(prompts).first_requests(session)
+    assert "tool call: web_search" in counting.messages[0].content
+    shown = RequestReader(prompts).read(counting)
+    assert [(r.id, r.title, r.url, r.content, r.tool_call) for r in shown.references] == [
+        (r.id, r.title, r.url, r.content, r.tool_call) for r in session.trajectory
+    ]
+    assert shown.references[2].tool_call is None
+
+
 class WithoutLabels:
     """Hands the baseline each request with its session id (a label, never sent) removed: it
     answers from what is sent alone."""

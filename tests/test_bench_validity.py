@@ -325,3 +325,24 @@ def test_a_batch_run_answered_by_the_baseline_rules_gives_the_baselines_figures(
     remote = table_of(capsys.readouterr().out)
     assert "judge openai/gpt-4o-mini" in remote
     assert remote.split("\n", 1)[1] == local.split("\n", 1)[1]
+
+
+def test_a_judge_error_is_counted_and_left_out_of_every_figure(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write_data(tmp_path / "data")
+    out = tmp_path / "out"
+    assert run.main(["--data", str(data), "--out", str(out)]) == 0
+    capsys.readouterr()
+    # Drop the recorded counting reply of one answer: replaying, that answer is a judge error.
+    for path in (out / "recordings").glob("*.json"):
+        record = json.loads(path.read_text())
+        if record["session_id"] == "rand_val-002-sysC" and record["request"]["call"] == "counting":
+            path.unlink()
+    replay = ["--replay", str(out / "recordings")]
+    assert run.main(["--data", str(data), "--out", str(tmp_path / "again"), *replay]) == 0
+    table = table_of(capsys.readouterr().out)
+    assert "graded 2, judge errors 1 (left out of every figure)" in table
+    summary = json.loads((tmp_path / "again" / "summary.json").read_text())
+    assert summary["measures"]["answer_level"]["strict"]["n"] == 2
+    assert summary["measures"]["claims"]["strict"]["expert_labelled"] == 4

@@ -22,6 +22,7 @@ from ..errors import ConfigError, ExitCode, ResearchJudgeError
 from ..exit_codes import table
 from . import compare, convert, demo, grade, report, serve_fake, stability, tasks, validate
 from ._stdin import stdin_inputs
+from ._suggest import check_words
 from .config import apply_config, drop_config_lists, find_config
 
 VERBS = (grade, validate, compare, report, stability, tasks, convert, demo, serve_fake)
@@ -74,6 +75,7 @@ def _main(argv: Sequence[str] | None) -> int:
             print(f"research-judge: error: {exc}", file=sys.stderr)
             return exc.exit_code
         lists = {}
+    check_words(parser, words)
     args = parser.parse_args(words)
     drop_config_lists(args, lists)
     run: Callable[[argparse.Namespace], int] = args.run
