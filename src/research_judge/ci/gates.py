@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from .._format import num as _num
+from .._text import inline
 from ..compare.model import JUDGE_CHANGED, Comparison, MetricDelta
 from ..errors import ConfigError
 
@@ -62,9 +63,9 @@ def _metric_gate(cmp: Comparison, m: MetricDelta, fail_on: FailOn) -> Gate:
     test = f"{m.test.name} p={p}, {m.test.n_pairs} pairs"
     detail = f"{m.metric}: {moved}; {test}"
     if m.metric == "pass_rate":
-        detail += f"; regressions: {', '.join(cmp.regressions) or 'none'}"
+        detail += f"; regressions: {_ids(cmp.regressions)}"
         if cmp.fixed:
-            detail += f"; fixed: {', '.join(cmp.fixed)}"
+            detail += f"; fixed: {_ids(cmp.fixed)}"
     flag = cmp.flag_for(m.metric)
     if flag is None:
         return Gate(m.metric, True, f"{m.metric} {moved}", detail)
@@ -89,6 +90,10 @@ def _judge_gate(cmp: Comparison, allowed: bool) -> Gate:
     if changed is None:
         return Gate(JUDGE_GATE, True, "cannot tell: a run records no judge")
     return Gate(JUDGE_GATE, True, "the same judge graded both runs")
+
+
+def _ids(ids: Sequence[str]) -> str:
+    return ", ".join(inline(i) for i in ids) or "none"
 
 
 def validate_gates(report: ValidationReport) -> list[Gate]:

@@ -11,6 +11,7 @@ import json
 import sys
 from typing import Any
 
+from .._text import inline_lines
 from ..compare.model import DEFAULT_CRITICAL_THRESHOLD, DEFAULT_THRESHOLD
 from ..errors import ExitCode, UserError
 from ._ci import add_ci_flags, check_stdout, emit, main_output
@@ -119,7 +120,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(cmp.to_dict(), indent=2, ensure_ascii=False, allow_nan=False), file=out)
     else:
-        print(render_text(cmp), end="", file=out)
+        # Every line inert (``_text``), whatever a results file put in an id or a warning.
+        print(inline_lines(render_text(cmp)), end="", file=out)
     bad = failed(gates)
     # The text's verdict line speaks of flags only; say where the gates decide otherwise.
     for gate in gates:

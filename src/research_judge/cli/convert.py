@@ -65,12 +65,14 @@ def register(subparsers: Any) -> None:
 
 
 def run_convert(args: argparse.Namespace) -> int:
+    from .._text import inline
     from ..errors import ConfigError, ExitCode, InputFileError
     from ..sessions.convert import ConvertOptions, compile_stub_pattern, convert_files
     from ._stdin import STDIN, spooled_stdin
 
     def report(exc: InputFileError) -> None:
-        print(f"research-judge convert: {exc}", file=sys.stderr)
+        # A record's text (a tool's function name, an id) is in the message: one inert line.
+        print(f"research-judge convert: {inline(exc)}", file=sys.stderr)
 
     options = ConvertOptions(stub_pattern=compile_stub_pattern(args.stub_pattern))
     if args.inputs.count(STDIN) > 1:

@@ -14,6 +14,7 @@ import json
 import sys
 from typing import Any
 
+from .._text import inline_lines
 from ..errors import ExitCode
 from ._ci import add_ci_flags, check_stdout, emit, main_output
 from .config import add_config_flag
@@ -122,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
             data = report_json(report, baseline, errors)
             print(json.dumps(data, ensure_ascii=False, indent=2), file=out)
         else:
-            print(format_report(report, baseline), end="", file=out)
+            print(inline_lines(format_report(report, baseline)), end="", file=out)
         out.flush()
         lost = regressions(baseline, report) if baseline is not None else []
 
