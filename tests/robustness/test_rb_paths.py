@@ -243,6 +243,31 @@ def test_a_second_run_on_the_same_out_says_who_holds_it_and_exits_5(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results.jsonl", "sessions.jsonl"]
 
 
+def test_a_hard_link_to_a_results_file_in_use_is_the_same_file(
+    sessions: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "results.jsonl"
+    out.write_text("")  # a run under way (or about to resume) on this file
+    other = tmp_path / "same-file.jsonl"
+    os.link(out, other)  # another name for the same file: its own lock file beside it
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(out)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+        assert grade(sessions, "--out", str(other)) == 5
+        err = capsys.readouterr().err
+        assert "being written by another research-judge run under another name" in err
+        assert out.read_text() == ""  # nothing graded, nothing billed twice
+    finally:
+        holder.communicate("")
+    assert grade(sessions, "--out", str(other)) == 0
+    assert len(read_results(out)) == 20  # the same file, through either name
+
+
 # --- convert -------------------------------------------------------------------------------
 
 AGENT_LOG = SESSIONS.parent / "agent_logs" / "openai_chat.jsonl"
