@@ -17,8 +17,8 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 
-from .. import __version__
 from .._text import inline_lines
+from .._version import __version__
 from ..errors import ConfigError, ExitCode, ResearchJudgeError
 from ..exit_codes import table
 from ..safety.settings import redact_urls
