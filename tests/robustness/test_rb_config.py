@@ -13,7 +13,7 @@ from research_judge.testing.fake_openai import FakeOpenAIServer
 
 from support import body_responder, session, write_sessions
 
-TRUSTED_ONLY = ["base-url", "store", "prompts", "record", "replay", "cache-dir", "prices"]
+TRUSTED_ONLY = ["base-url", "store", "prompts", "record", "replay", "cache-dir", "prices", "force"]
 
 
 @pytest.fixture
@@ -55,7 +55,8 @@ def test_a_discovered_base_url_is_refused_and_the_key_goes_nowhere(
 def test_every_key_that_says_where_keys_or_data_go_is_refused_from_a_found_file(
     workdir: Path, key: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (workdir / "research-judge.toml").write_text(f'[grade]\n{key} = "/"\n')
+    value = "true" if key == "force" else '"/"'
+    (workdir / "research-judge.toml").write_text(f"[grade]\n{key} = {value}\n")
     assert grade() == 2
     assert f"'{key}' says where keys or data go" in capsys.readouterr().err
 

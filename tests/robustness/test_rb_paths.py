@@ -172,13 +172,13 @@ def test_report_does_not_follow_a_planted_symlink_at_a_predictable_temp_name(
 
 def test_rewritten_report_keeps_a_symlink_and_the_mode(results: Path, tmp_path: Path) -> None:
     real = tmp_path / "real.md"
-    real.write_text("old")
+    real.write_text("## research-judge report\n\nan earlier one\n")  # a report replaces its own
     real.chmod(0o640)
     link = tmp_path / "link.md"
     link.symlink_to(real)
     assert main(["report", str(results), "--md", str(link)]) == 0
     assert link.is_symlink()
-    assert real.read_text() != "old"
+    assert "an earlier one" not in real.read_text()
     assert stat.S_IMODE(real.stat().st_mode) == 0o640
 
 

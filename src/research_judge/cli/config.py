@@ -38,9 +38,10 @@ PYPROJECT_TABLE = "tool.research-judge"
 OWN_TABLES = frozenset({"policy"})
 # Never from a file: what the file is, and the flags that print and exit.
 _NOT_CONFIGURABLE = frozenset({"help", "version", "config"})
-# Where keys and data go: only from a config file the user named, never from one found.
+# Where keys and data go: only from a config file the user named, never from one found. And
+# --force, which would let such a file aim an output at any of the user's files.
 TRUSTED_ONLY = frozenset(
-    {"base-url", "store", "prompts", "record", "replay", "cache-dir", "prices"}
+    {"base-url", "store", "prompts", "record", "replay", "cache-dir", "prices", "force"}
 )
 # Naming the config file in the environment is naming it, as --config is.
 CONFIG_ENV = "RESEARCH_JUDGE_CONFIG"

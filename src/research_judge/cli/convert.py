@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from ._ci import add_force_flag
 from ._help import DefaultsFormatter
 from .config import add_config_flag
 
@@ -60,6 +61,7 @@ def register(subparsers: Any) -> None:
         "'ref' becomes the reference's content_ref, read at grading time by grade --store",
     )
     p.add_argument("--quiet", action="store_true", help="print no summary line")
+    add_force_flag(p)
     add_config_flag(p)
     p.set_defaults(run=run_convert)
 
@@ -80,9 +82,13 @@ def run_convert(args: argparse.Namespace) -> int:
     if STDIN in args.inputs:
         with spooled_stdin("stdin.log") as path:
             inputs = [str(path) if i == STDIN else i for i in args.inputs]
-            stats = convert_files(args.format, inputs, args.out, options, on_error=report)
+            stats = convert_files(
+                args.format, inputs, args.out, options, on_error=report, force=args.force
+            )
     else:
-        stats = convert_files(args.format, args.inputs, args.out, options, on_error=report)
+        stats = convert_files(
+            args.format, args.inputs, args.out, options, on_error=report, force=args.force
+        )
     if not args.quiet:
         bad = f"; {len(stats.errors)} bad record(s) skipped (listed above)" if stats.errors else ""
         print(

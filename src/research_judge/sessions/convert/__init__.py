@@ -52,14 +52,16 @@ def convert_files(
     options: ConvertOptions | None = None,
     *,
     on_error: Callable[[InputFileError], None] | None = None,
+    force: bool = False,
 ) -> ConvertStats:
     """Convert every record of ``inputs`` (in order) into ``out``; bad records are collected in
-    ``stats.errors`` (and passed to ``on_error`` as they are found), never written."""
+    ``stats.errors`` (and passed to ``on_error`` as they are found), never written. An existing
+    ``out`` is replaced only when it is a sessions file (or ``force``)."""
     if fmt not in FORMATS:
         raise ConfigError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     options = options or ConvertOptions()
     paths, out_path = [Path(p) for p in inputs], Path(out)
-    check_output(out_path, paths)
+    check_output(out_path, paths, force=force)
     for path in paths:
         if not path.is_file():
             raise InputFileError(path, "no such file")
