@@ -24,6 +24,7 @@ from ..exit_codes import table
 from ..safety.settings import redact_urls
 from . import compare, convert, demo, grade, report, serve_fake, stability, tasks, validate
 from ._stdin import stdin_inputs
+from ._suggest import check_words
 from .config import apply_config, config_notice, drop_config_lists, find_config
 
 VERBS = (grade, validate, compare, report, stability, tasks, convert, demo, serve_fake)
@@ -79,6 +80,7 @@ def _main(argv: Sequence[str] | None) -> int:
             print(f"research-judge: error: {_shown(exc)}", file=sys.stderr)
             return exc.exit_code
         lists = {}
+    check_words(parser, words)
     args = parser.parse_args(words)
     drop_config_lists(args, lists)
     run: Callable[[argparse.Namespace], int] = args.run
