@@ -75,7 +75,7 @@ def _regressions_gate(cmp: Comparison) -> Gate:
     count = len(cmp.regressions)
     noun = "session" if count == 1 else "sessions"
     message = f"{count} {noun} passed in the baseline and fail now"
-    return Gate(REGRESSIONS_GATE, False, message, ", ".join(cmp.regressions))
+    return Gate(REGRESSIONS_GATE, False, message, _ids(cmp.regressions))
 
 
 def _metric_gate(cmp: Comparison, m: MetricDelta, fail_on: FailOn) -> Gate:

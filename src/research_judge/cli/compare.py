@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-from .._text import inline_lines
+from .._text import inline, inline_lines
 from ..compare.model import (
     DEFAULT_CRITICAL_THRESHOLD,
     DEFAULT_FAIL_ON,
@@ -132,10 +132,11 @@ def run(args: argparse.Namespace) -> int:
     # failed and which drops were let through, and why.
     for gate in gates:
         if gate.waived:
-            print(f"research-judge compare: not failing: {gate.message}", file=sys.stderr)
+            print(f"research-judge compare: not failing: {inline(gate.message)}", file=sys.stderr)
         elif not gate.passed:
+            # The regressed ids come from the results files: inert (``_text``).
             ids = f": {gate.detail}" if gate.name == REGRESSIONS_GATE else ""
-            print(f"research-judge compare: failing: {gate.message}{ids}", file=sys.stderr)
+            print(f"research-judge compare: failing: {inline(gate.message + ids)}", file=sys.stderr)
 
     def annotations() -> list[str]:
         lines = [
