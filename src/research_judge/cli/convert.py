@@ -52,6 +52,7 @@ See docs/agent-logs.md."""
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "convert",
+        usage="research-judge convert [FORMAT] INPUT... --out SESSIONS.jsonl [options]",
         help="turn agent logs into a sessions file for grade",
         description=DESCRIPTION,
         formatter_class=DefaultsFormatter,
@@ -60,10 +61,10 @@ def register(subparsers: Any) -> None:
     # inputs after it, so the first word is read as FORMAT when it names one.
     p.add_argument(
         "inputs",
-        metavar="[FORMAT] INPUT",
+        metavar="INPUT",
         nargs="+",
-        help=f"{' | '.join((*FORMATS, AUTO))} (default auto), then the log files, read in "
-        "order (- for stdin)",
+        help=f"FORMAT first if given ({' | '.join((*FORMATS, AUTO))}; default auto), then "
+        "the log files, read in order (- for stdin)",
     )
     p.add_argument(
         "--out",
