@@ -55,6 +55,13 @@ def register(subparsers: Any) -> None:
         metavar="DIR",
         help="the prompts folder the grade run renders from (default: the shipped prompts)",
     )
+    p.add_argument(
+        "--max-body",
+        type=int,
+        default=64 * 2**20,  # testing.fake_openai.BODY_LIMIT, not imported for --help
+        metavar="BYTES",
+        help="largest request body accepted; a larger one is answered 413 unread",
+    )
     add_config_flag(p)
     p.set_defaults(run=run)
 
@@ -66,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--port must be within 0..65535, got {args.port}")
     if args.latency < 0 or args.retry_after < 0:
         raise ConfigError("--latency and --retry-after must be 0 or more")
+    if args.max_body < 1:
+        raise ConfigError(f"--max-body must be at least 1 byte, got {args.max_body}")
     if args.rate_limit is not None and args.rate_limit < 1:
         raise ConfigError(f"--rate-limit must be at least 1, got {args.rate_limit}")
     server = FakeOpenAIServer(
@@ -75,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
         retry_after=args.retry_after,
         keep_requests=0,
         port=args.port,
+        max_body=args.max_body,
     )
     try:
         server.start()

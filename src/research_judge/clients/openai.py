@@ -36,6 +36,7 @@ from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
 from research_judge.clients.text_limits import with_text_limits
 from research_judge.clients.variant import judge_variant
 from research_judge.errors import ApiError, ConfigError, JudgeRefusal, OutputTruncated
+from research_judge.safety.settings import redact_url
 
 TokenLimitField = Literal["max_completion_tokens", "max_tokens"]
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -368,7 +369,7 @@ def _checked_base_url(configured: str | None) -> str:
     url = URL(configured)
     if url.scheme not in ("http", "https") or not url.host or url.query_string or url.fragment:
         raise ConfigError(
-            f"base URL {configured!r} is not an http(s) URL with a host and no query "
+            f"base URL {redact_url(configured)!r} is not an http(s) URL with a host and no query "
             "(e.g. http://127.0.0.1:8000/v1)"
         )
     return configured
