@@ -12,9 +12,10 @@ import pytest
 from anthropic.types import MessageParam
 from pydantic import TypeAdapter
 
+from research_judge.clients import ScriptedClient
 from research_judge.judge.citations import Claim, audit_citations, find_citations
 from research_judge.judge.evidence import EvidenceChecker
-from research_judge.judge.prompts import PromptSet
+from research_judge.judge.grader import Judge
 from research_judge.judge.verdicts import Verdict
 from research_judge.sessions.citations import ReferenceIndex, normalise_url, urls_in_text
 from research_judge.sessions.convert import ConvertOptions, convert_files
@@ -191,10 +192,5 @@ def test_a_reference_without_excerpts_renders_as_before() -> None:
 
 
 def _counting_prompt(session: Session) -> str:
-    from research_judge.judge.markers import marker_nonce
-    from research_judge.judge.prompts import session_variables
-
-    prompts = PromptSet()
-    nonce = marker_nonce(session, extra_keys=False)
-    refs = [ref.model_dump() for ref in session.trajectory]
-    return prompts.calls["counting"].render_user(**session_variables(session, nonce, refs))
+    counting, _ = Judge(ScriptedClient([])).first_requests(session)
+    return counting.messages[0].content

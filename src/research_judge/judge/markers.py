@@ -31,7 +31,9 @@ def marker_nonce(session: Session, *, extra_keys: bool) -> str:
         parts += [f"{e.kind}:{e.text}" for e in ref.excerpts]
         if extra_keys and ref.model_extra:
             # Only then, so the nonce under the shipped templates (and with it every recording
-            # keyed on their prompts) is what it always was.
+            # keyed on their prompts) is what it always was. The shipped templates do print a
+            # reference's tool call (its ``tool`` and ``args``); the seed leaves them out, which
+            # is safe: ``choose_nonce`` checks every string of the reference, extras included.
             parts.append(canonical_json(ref.model_extra))
     for turn in session.conversation:
         # Only when there is one, so a session without earlier turns keeps its nonce.
