@@ -95,14 +95,15 @@ def test_tool_calls_shown_in_the_prompt_are_read_back_too() -> None:
     assert shown.references[2].tool_call is None
 
 
-class WithoutMaterial:
-    """Hands the baseline each request with its ``material`` removed: it must not need it."""
+class WithoutLabels:
+    """Hands the baseline each request with its session id (a label, never sent) removed: it
+    answers from what is sent alone."""
 
     def __init__(self, inner: BaselineClient) -> None:
         self.inner, self.provider, self.model = inner, inner.provider, inner.model
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
-        return await self.inner.complete(replace(request, material=None))
+        return await self.inner.complete(replace(request, session_id=""))
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -111,12 +112,12 @@ class WithoutMaterial:
 async def test_it_answers_from_the_prompt_text_alone() -> None:
     prompts = PromptSet()
     session = Session.model_validate(TRICKY)
-    bare = Judge(WithoutMaterial(BaselineClient(prompts)), prompts=prompts)
+    bare = Judge(WithoutLabels(BaselineClient(prompts)), prompts=prompts)
     assert (await bare.grade(session)).verdicts == (await judge(prompts).grade(session)).verdicts
     split = Session.model_validate(make_session("many", 40, 1_500).session)
     limits = ModelLimits(12_000, 4_096)
     result = await Judge(
-        WithoutMaterial(BaselineClient(prompts)), prompts=prompts, limits=limits
+        WithoutLabels(BaselineClient(prompts)), prompts=prompts, limits=limits
     ).grade(split)
     assert result.error is None and result.context is not None
     assert result.context.counting_calls > 1
