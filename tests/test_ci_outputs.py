@@ -574,7 +574,7 @@ def _grade_until_the_provider_stops(
     out = tmp_path / "o.jsonl"
     argv = ["--out", str(out), "--quiet", "--provider", "openai", "--model", "gpt-4o-mini"]
     argv += ["--cache-dir", str(tmp_path / "cache"), "--retries", "0", "--down-after", "0"]
-    argv += ["--send-material"]
+    argv += []
     first = write_sessions(tmp_path / "first.jsonl", sessions[:5])
     second = write_sessions(tmp_path / "second.jsonl", [sessions[0]], ["{not json"])
     with second.open("a", encoding="utf-8") as handle:

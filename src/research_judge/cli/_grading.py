@@ -73,7 +73,6 @@ def client_settings(args: argparse.Namespace) -> ClientSettings:
         record=args.record,
         replay=args.replay,
         token_field=args.token_field,
-        send_material=args.send_material,
         batch=batch,
         batch_poll=getattr(args, "batch_poll", ClientSettings.batch_poll),
         batch_dir=f"{args.out}.batches" if batch else None,

@@ -102,12 +102,6 @@ def register(subparsers: Any) -> None:
         f"the room left, down to {MIN_SCORING_TOKENS}",
     )
     judge.add_argument(
-        "--send-material",
-        action="store_true",
-        help="send each request's material (call, reference ids) in a header, for test judges "
-        "such as research-judge serve-fake; the request body does not change",
-    )
-    judge.add_argument(
         "--context-window",
         type=int,
         metavar="TOKENS",

@@ -47,7 +47,7 @@ _REASONS = {
 }
 
 HEAD_LIMIT = 16 * 2**20
-"""The most a request's line and headers may hold, in bytes (the material header included)."""
+"""The most a request's line and headers may hold, in bytes."""
 BODY_LIMIT = 64 * 2**20
 """The largest request body read, in bytes; a longer declared ``Content-Length`` gets 413 before
 any of it is buffered (a prompt of a million tokens is a few MB)."""
