@@ -190,7 +190,12 @@ def _write_suggestions(results: Any, labels: Any, stats: Any, args: argparse.Nam
     print(
         f"research-judge validate: wrote {len(picked)} sessions to label to {where}"
         f"{short}: {fails} judge fails and {len(picked) - fails} judge passes, nearest the "
-        f"threshold first, judge {lead}s leading (agreement on human {lead}s has the wider "
+        f"threshold first, judge {_plural(lead)} leading (agreement on human {_plural(lead)} "
+        "has the wider "
         "interval)",
         file=sys.stderr,
     )
+
+
+def _plural(verdict: str) -> str:
+    return "passes" if verdict == "pass" else "fails"
