@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import research_judge as rj
 from research_judge.baseline import BaselineClient
 from research_judge.baseline.rules import Counter, claims_of, scores
 from research_judge.cli import main
+from research_judge.clients.base import JudgeRequest, JudgeResponse
 from research_judge.cost.windows import ModelLimits
 from research_judge.judge.grader import Judge, JudgeSettings
 from research_judge.judge.prompts import PromptSet, default_prompts_dir
@@ -72,6 +74,33 @@ def test_the_reader_gets_back_exactly_what_the_judge_rendered(folder: Path | Non
     ]
     read_scoring = RequestReader(prompts).read(scoring)
     assert (read_scoring.answer, read_scoring.references) == (session.answer, ())
+
+
+class WithoutMaterial:
+    """Hands the baseline each request with its ``material`` removed: it must not need it."""
+
+    def __init__(self, inner: BaselineClient) -> None:
+        self.inner, self.provider, self.model = inner, inner.provider, inner.model
+
+    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        return await self.inner.complete(replace(request, material=None))
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def test_it_answers_from_the_prompt_text_alone() -> None:
+    prompts = PromptSet()
+    session = Session.model_validate(TRICKY)
+    bare = Judge(WithoutMaterial(BaselineClient(prompts)), prompts=prompts)
+    assert (await bare.grade(session)).verdicts == (await judge(prompts).grade(session)).verdicts
+    split = Session.model_validate(make_session("many", 40, 1_500).session)
+    limits = ModelLimits(12_000, 4_096)
+    result = await Judge(
+        WithoutMaterial(BaselineClient(prompts)), prompts=prompts, limits=limits
+    ).grade(split)
+    assert result.error is None and result.context is not None
+    assert result.context.counting_calls > 1
 
 
 async def test_reworded_prompts_get_the_same_answers_as_the_shipped_ones() -> None:
@@ -220,3 +249,10 @@ def test_the_python_api_grades_with_it() -> None:
     [result] = rj.grade([TRICKY], provider="baseline", cache=False)
     assert isinstance(result, Result) and result.error is None
     assert result.verdict in ("pass", "fail")
+
+
+def test_it_cannot_sit_on_a_jury(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sessions = write_sessions(tmp_path / "s.jsonl", [TRICKY])
+    args = ["grade", str(sessions), "--out", str(tmp_path / "r.jsonl"), "--provider", "baseline"]
+    assert main([*args, "--jury", "openai:gpt-4.1-mini"]) == 2
+    assert "cannot sit on a --jury" in capsys.readouterr().err

@@ -254,3 +254,14 @@ def test_the_dry_run_estimates_and_grades_nothing(
 def test_missing_data_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run.main(["--data", str(tmp_path), "--out", str(tmp_path / "o")]) == 2
     assert "rand_val.jsonl" in capsys.readouterr().err
+
+
+def test_the_fit_keeps_the_threshold_with_the_best_kappa_and_checks_the_shipped_one() -> None:
+    fit = bench("fit_baseline")
+    # Supported claims score 0.3 and up, unsupported ones below 0.3 except one at 0.5.
+    scored = [(0.3, True), (0.45, True), (0.9, True), (0.1, False), (0.25, False), (0.5, False)]
+    rows = fit.sweep(scored)
+    threshold, kappa, agreement = fit.winner(rows)
+    assert (threshold, agreement) == (0.3, 5 / 6) and kappa == pytest.approx(2 / 3)
+    rows = {t: k for t, k, _ in rows}
+    assert rows[0.05] == pytest.approx(0.0)  # every claim grounded: no better than chance

@@ -36,6 +36,7 @@ LAYERS: list[set[str]] = [
     {"clients"},  # one protocol, the providers and the layers around them
     {"sessions"},  # pipeline 1: the input
     {"judge"},  # pipeline 2: one session graded, the Result it makes
+    {"baseline"},  # a judge of rules, not a model: reads requests back through the judge
     {"results"},  # pipeline 3: results files
     {"engine"},  # pipeline 4: many sessions
     {"validate", "compare"},  # pipeline 5: readers of results

@@ -69,6 +69,11 @@ def sweep(scored: list[tuple[float, bool]]) -> list[tuple[float, float | None, f
     return rows
 
 
+def winner(rows: list[tuple[float, float | None, float]]) -> tuple[float, float | None, float]:
+    """The row with the highest kappa; the lower threshold on a tie."""
+    return max(rows, key=lambda r: (r[1] if r[1] is not None else -2.0, -r[0]))
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -76,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     items = read_dir(args.data).items
     scored = scored_claims(items)
     rows = sweep(scored)
-    best = max(rows, key=lambda r: (r[1] if r[1] is not None else -2.0, -r[0]))
+    best = winner(rows)
     print(f"{len(scored)} matched claims with a strict expert label, {len(items)} answers")
     print("threshold  kappa    agreement")
     for threshold, kappa, agreement in rows:

@@ -59,7 +59,8 @@ def build_client(
     if local is not None:
         return local if settings.record is None else RecordingClient(local, settings.record)
     if settings.provider == BASELINE:
-        raise ConfigError("the baseline judge is built with its prompts: pass it as local=")
+        # It reads requests through the prompts, which only grade's own setup knows.
+        raise ConfigError("the baseline judge cannot sit on a --jury: grade with it alone")
     client: JudgeClient = make_client(
         settings.provider,
         settings.model,
