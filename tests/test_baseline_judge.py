@@ -66,7 +66,6 @@ def test_the_reader_gets_back_exactly_what_the_judge_rendered(folder: Path | Non
     prompts = PromptSet(folder)
     session = Session.model_validate(TRICKY)
     counting, scoring = judge(prompts).first_requests(session)
-    assert counting.material is not None  # not read: the reader works from the text alone
     shown = RequestReader(prompts).read(counting)
     assert (shown.question, shown.answer) == (session.question, session.answer)
     assert [(r.id, r.title, r.url, r.content) for r in shown.references] == [
@@ -74,6 +73,26 @@ def test_the_reader_gets_back_exactly_what_the_judge_rendered(folder: Path | Non
     ]
     read_scoring = RequestReader(prompts).read(scoring)
     assert (read_scoring.answer, read_scoring.references) == (session.answer, ())
+
+
+def test_tool_calls_shown_in_the_prompt_are_read_back_too() -> None:
+    # As `convert` writes references: the tool and its arguments beside the result's text.
+    calls = [
+        {"tool": "web_search", "args": {"query": "lithium cold weather"}},
+        {"tool": "web_fetch", "args": {"url": "https://example.org/x"}},
+        {},
+        {"tool": "notes", "args": "title: not a field\nurl: nor this"},
+    ]
+    trajectory = [{**ref, **call} for ref, call in zip(TRICKY["trajectory"], calls, strict=True)]
+    session = Session.model_validate({**TRICKY, "trajectory": trajectory})
+    prompts = PromptSet()
+    counting, _ = judge(prompts).first_requests(session)
+    assert "tool call: web_search" in counting.messages[0].content
+    shown = RequestReader(prompts).read(counting)
+    assert [(r.id, r.title, r.url, r.content, r.tool_call) for r in shown.references] == [
+        (r.id, r.title, r.url, r.content, r.tool_call) for r in session.trajectory
+    ]
+    assert shown.references[2].tool_call is None
 
 
 class WithoutMaterial:

@@ -18,8 +18,12 @@ from typing import Any
 
 import pytest
 
+from research_judge.baseline import BaselineClient
+from research_judge.clients.base import CallKind, JudgeRequest, Message
+from research_judge.judge.prompts import PromptSet
 from research_judge.sessions.model import Session
 from research_judge.testing import FakeJudge, FakeOpenAIServer
+from research_judge.testing.fake_batches import FakeBatchServer
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 
@@ -291,3 +295,51 @@ def test_the_figures_the_docs_quote_are_what_a_run_prints(
     figures = [c.split(", kappa ")[0] for c in cells if c[:1] in "+-0123456789" and "[" in c]
     assert len(figures) == 8
     assert all(f in table for f in figures), [f for f in figures if f not in table]
+
+
+def baseline_behind_http(body: dict[str, Any]) -> str:
+    """A batch line answered by the baseline rules, read from the body as any server reads it."""
+    messages = body["messages"]
+    system = next(m["content"] for m in messages if m["role"] == "system")
+    user = next(m["content"] for m in messages if m["role"] == "user")
+    name = body["response_format"]["json_schema"]["name"]
+    call: CallKind = "counting" if name == "counting_verdicts" else "scoring"
+    request = JudgeRequest(call, system, (Message("user", user),), name, {})
+    return BaselineClient(PromptSet()).reply(request)
+
+
+def test_a_batch_run_answered_by_the_baseline_rules_gives_the_baselines_figures(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    data = write_data(tmp_path / "data")
+    assert run.main(["--data", str(data), "--out", str(tmp_path / "local")]) == 0
+    local = table_of(capsys.readouterr().out)
+    with FakeBatchServer(baseline_behind_http) as server:
+        batch = ["--provider", "openai", "--model", "gpt-4o-mini", "--batch"]
+        batch += ["--batch-poll", "0.02", "--base-url", server.openai_base_url]
+        assert run.main(["--data", str(data), "--out", str(tmp_path / "batch"), *batch]) == 0
+    remote = table_of(capsys.readouterr().out)
+    assert "judge openai/gpt-4o-mini" in remote
+    assert remote.split("\n", 1)[1] == local.split("\n", 1)[1]
+
+
+def test_a_judge_error_is_counted_and_left_out_of_every_figure(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write_data(tmp_path / "data")
+    out = tmp_path / "out"
+    assert run.main(["--data", str(data), "--out", str(out)]) == 0
+    capsys.readouterr()
+    # Drop the recorded counting reply of one answer: replaying, that answer is a judge error.
+    for path in (out / "recordings").glob("*.json"):
+        record = json.loads(path.read_text())
+        if record["session_id"] == "rand_val-002-sysC" and record["request"]["call"] == "counting":
+            path.unlink()
+    replay = ["--replay", str(out / "recordings")]
+    assert run.main(["--data", str(data), "--out", str(tmp_path / "again"), *replay]) == 0
+    table = table_of(capsys.readouterr().out)
+    assert "graded 2, judge errors 1 (left out of every figure)" in table
+    summary = json.loads((tmp_path / "again" / "summary.json").read_text())
+    assert summary["measures"]["answer_level"]["strict"]["n"] == 2
+    assert summary["measures"]["claims"]["strict"]["expert_labelled"] == 4

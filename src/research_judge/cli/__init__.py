@@ -33,6 +33,7 @@ from . import (
     validate,
 )
 from ._stdin import stdin_inputs
+from ._suggest import check_words
 from .config import apply_config, drop_config_lists, find_config
 
 VERBS = (grade, validate, label, compare, report, stability, tasks, convert, demo, serve_fake)
@@ -85,6 +86,7 @@ def _main(argv: Sequence[str] | None) -> int:
             print(f"research-judge: error: {exc}", file=sys.stderr)
             return exc.exit_code
         lists = {}
+    check_words(parser, words)
     args = parser.parse_args(words)
     drop_config_lists(args, lists)
     run: Callable[[argparse.Namespace], int] = args.run

@@ -100,6 +100,16 @@ def check_args(args: argparse.Namespace, settings: ClientSettings) -> None:
         check_output_target("--record", args.record)
 
 
+def answers_from(args: argparse.Namespace, settings: ClientSettings) -> str:
+    """Where answers not sent to the provider came from: a warm shared cache can hide a broken
+    setting (every answer was cached before the mistake), so the summary names it."""
+    if args.replay:
+        return f"replayed from {args.replay}"
+    if settings.cache:
+        return f"from the cache in {settings.resolved_cache_dir}"
+    return "from cache: off (--no-cache)"
+
+
 def judge_limits(args: argparse.Namespace, err: TextIO) -> ModelLimits:
     """The judge model's window and output limit; a one-line notice when they are guessed.
 
@@ -254,7 +264,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     cost = f"${stats.cost_usd:.4f}" if stats.cost_known else "unknown (no price for the model)"
     run_line = (
         f"this run: graded {stats.graded} (reused {stats.reused} from {args.out}), "
-        f"{stats.calls} judge calls ({stats.cache_hits} from cache/replay), "
+        f"{stats.calls} judge calls ({stats.cache_hits} {answers_from(args, settings)}), "
         f"tokens in {stats.input_tokens} (cached {stats.cached_input_tokens}) "
         f"out {stats.output_tokens}, cost {cost}"
     )

@@ -174,6 +174,19 @@ def error_for_status(
     hint = _HINTS.get(status)
     if hint:
         message += f" ({hint.format(env_var=env_var)})"
+    error = _error_class(status, detail, headers, permanent, code, message)
+    error.detail = detail
+    return error
+
+
+def _error_class(
+    status: int,
+    detail: str,
+    headers: Mapping[str, str],
+    permanent: bool,
+    code: str | None,
+    message: str,
+) -> ApiError:
     if permanent:
         return ApiError(message, status)
     if is_context_error(status, code, detail):

@@ -116,7 +116,9 @@ def _verdict_line(cmp: Comparison) -> str:
     if not cmp.flags:
         return f"OK: no metric dropped by more than {cmp.threshold:g}"
     worst = "CRITICAL" if any(f.severity == "critical" for f in cmp.flags) else "WARNING"
-    names = ", ".join(f.metric for f in cmp.flags)
+    names = ", ".join(
+        f.metric + (" within noise" if f.test.significant is not True else "") for f in cmp.flags
+    )
     count = len(cmp.flags)
     noun = "metric" if count == 1 else "metrics"
     return f"{worst}: {count} {noun} dropped by more than {cmp.threshold:g} ({names})"

@@ -47,7 +47,7 @@ from .context import context_info
 from .counting import CountingReport, count
 from .evidence import CheckedVerdict, EvidenceChecker
 from .markers import marker_nonce
-from .planning import Planner, Unplannable
+from .planning import Planner, Unplannable, reference_variables
 from .policy import VerdictPolicy
 from .prompts import PromptSet
 from .record import (
@@ -173,7 +173,7 @@ class Judge:
             "nonce": nonce,
             "question": session.question,
             "answer": session.answer,
-            "references": [ref.model_dump() for ref in session.trajectory],
+            "references": [reference_variables(ref) for ref in session.trajectory],
         }
         s = self.settings
         ids = tuple(session.reference_ids)

@@ -85,8 +85,7 @@ def signed_rank(differences: Sequence[float]) -> PairedTest:
     observed (tied, mid-) ranks, which is what scipy's exact mode cannot do with ties. When every
     difference has the same size it is exactly the sign test, at any number of moved pairs.
     Otherwise, past the limit, the normal approximation with tie and continuity correction
-    (scipy's ``wilcoxon(..., correction=True, method="approx")``). All-zero differences: p = 1;
-    no pairs: None.
+    (``tails.signed_rank_normal_p``). All-zero differences: p = 1; no pairs: None.
     """
     n_pairs = len(differences)
     moved = [r for r in (round(d, STORED_PLACES) for d in differences) if r != 0]
@@ -101,28 +100,13 @@ def signed_rank(differences: Sequence[float]) -> PairedTest:
         return PairedTest(SIGNED_RANK_EXACT, n_pairs, sign_test_p(ups, len(moved)), len(moved))
     if len(moved) <= EXACT_MAX_MOVED:
         return PairedTest(SIGNED_RANK_EXACT, n_pairs, exact_signed_rank_p(moved), len(moved))
-    return PairedTest(SIGNED_RANK_NORMAL, n_pairs, normal_signed_rank_p(moved), len(moved))
+    from .tails import signed_rank_normal_p
 
-
-def normal_signed_rank_p(moved: Sequence[float]) -> float:
-    """Two-sided p of the signed-rank sum from the normal approximation, tie and continuity
-    corrected as scipy's ``wilcoxon(zero_method="wilcox", correction=True, method="approx")``."""
-    import numpy as np
-
-    from .tails import average_ranks, normal_two_sided_p
-
-    values = np.asarray(moved, dtype=float)
-    ranks = average_ranks(np.abs(values))
-    n = values.size
-    r_plus = float(ranks[values > 0].sum())
-    mean = n * (n + 1) / 4.0
-    _, counts = np.unique(ranks, return_counts=True)
-    variance = n * (n + 1) * (2 * n + 1) / 24.0 - float(np.sum(counts**3 - counts)) / 48.0
-    if variance <= 0:
-        return 1.0
-    shift = r_plus - mean
-    shift -= 0.5 * float(np.sign(shift))
-    return min(1.0, normal_two_sided_p(shift / math.sqrt(variance)))
+    p = signed_rank_normal_p(moved)
+    # Never let a NaN escape into JSON: an unusable p is an undefined one.
+    return PairedTest(
+        SIGNED_RANK_NORMAL, n_pairs, None if math.isnan(p) else min(p, 1.0), len(moved)
+    )
 
 
 def exact_signed_rank_p(moved: Sequence[float]) -> float:
