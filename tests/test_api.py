@@ -47,7 +47,6 @@ def test_a_rate_limited_server_still_grades_every_session_priced_and_in_order(
             api_key="sk-test-api",
             concurrency=12,
             cache_dir=tmp_path / "cache",
-            send_material=True,
         )
         rate_limited = srv.stats.rate_limited
     assert rate_limited > 0  # the server really pushed back
@@ -65,7 +64,6 @@ def test_a_provider_stop_raises_with_the_sessions_graded_before_it(tmp_path: Pat
         "model": "gpt-4.1-mini",
         "api_key": "sk-test-api",
         "cache_dir": tmp_path / "cache",
-        "send_material": True,
         "retries": 0,
         "down_after": 0,
         "concurrency": 1,
@@ -90,7 +88,6 @@ def test_the_cache_is_on_by_default_as_in_the_cli(tmp_path: Path) -> None:
             "base_url": srv.base_url,
             "api_key": "sk-test-api",
             "cache_dir": tmp_path / "cache",
-            "send_material": True,
         }
         first = rj.grade(sessions, **options)
         again = rj.grade(sessions, **options)

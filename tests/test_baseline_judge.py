@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import research_judge as rj
-from research_judge.baseline import BaselineClient
+from research_judge.baseline import DEFAULT, MODEL, BaselineClient
 from research_judge.baseline.rules import Counter, claims_of, scores
 from research_judge.cli import main
 from research_judge.clients.base import JudgeRequest, JudgeResponse
@@ -95,14 +95,15 @@ def test_tool_calls_shown_in_the_prompt_are_read_back_too() -> None:
     assert shown.references[2].tool_call is None
 
 
-class WithoutMaterial:
-    """Hands the baseline each request with its ``material`` removed: it must not need it."""
+class WithoutLabels:
+    """Hands the baseline each request with its session id (a label, never sent) removed: it
+    answers from what is sent alone."""
 
     def __init__(self, inner: BaselineClient) -> None:
         self.inner, self.provider, self.model = inner, inner.provider, inner.model
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
-        return await self.inner.complete(replace(request, material=None))
+        return await self.inner.complete(replace(request, session_id=""))
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -111,12 +112,12 @@ class WithoutMaterial:
 async def test_it_answers_from_the_prompt_text_alone() -> None:
     prompts = PromptSet()
     session = Session.model_validate(TRICKY)
-    bare = Judge(WithoutMaterial(BaselineClient(prompts)), prompts=prompts)
+    bare = Judge(WithoutLabels(BaselineClient(prompts)), prompts=prompts)
     assert (await bare.grade(session)).verdicts == (await judge(prompts).grade(session)).verdicts
     split = Session.model_validate(make_session("many", 40, 1_500).session)
     limits = ModelLimits(12_000, 4_096)
     result = await Judge(
-        WithoutMaterial(BaselineClient(prompts)), prompts=prompts, limits=limits
+        WithoutLabels(BaselineClient(prompts)), prompts=prompts, limits=limits
     ).grade(split)
     assert result.error is None and result.context is not None
     assert result.context.counting_calls > 1
@@ -275,3 +276,20 @@ def test_it_cannot_sit_on_a_jury(tmp_path: Path, capsys: pytest.CaptureFixture[s
     args = ["grade", str(sessions), "--out", str(tmp_path / "r.jsonl"), "--provider", "baseline"]
     assert main([*args, "--jury", "openai:gpt-4.1-mini"]) == 2
     assert "cannot sit on a --jury" in capsys.readouterr().err
+
+
+def test_its_model_name_is_the_version_of_its_rules() -> None:
+    # Results of two rule versions must not compare as one judge: change a rule or threshold,
+    # and this fails until MODEL (clients.settings.BASELINE_MODEL) is bumped with it.
+    assert MODEL == "lexical-1"
+    assert asdict(DEFAULT) == {
+        "grounded": 0.2,
+        "relevant": 0.5,
+        "min_claim_words": 3,
+        "effective": 0.5,
+        "ineffective": 0.2,
+        "fluff_low": 0.15,
+        "fluff_high": 0.4,
+        "readable_sentence": 30,
+        "long_sentence": 45,
+    }

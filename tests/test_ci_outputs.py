@@ -413,7 +413,8 @@ def test_workflow_commands_escape_percent_cr_lf_and_property_separators() -> Non
     assert escape_data("100% done\r\nnext") == "100%25 done%0D%0Anext"
     assert escape_property("a:b,c%") == "a%3Ab%2Cc%25"
     line = command("error", "line one\n::warning::forged", title="id: a,b")
-    assert line == "::error title=id%3A a%2Cb::line one%0A::warning::forged"
+    # The runner shows %0A as a line break: that shown line starts with "\" (the printing rule).
+    assert line == "::error title=id%3A a%2Cb::line one%0A\\::warning::forged"
     assert "\n" not in line
 
 
@@ -424,8 +425,9 @@ def test_session_text_xml_cannot_carry_is_replaced_and_the_file_parses(tmp_path:
     path = tmp_path / "g.xml"
     path.write_text(to_xml("research-judge grade", grade_cases([r])), encoding="utf-8")
     [case] = cases(path)
-    assert case.name == "s\ufffd-1"
-    assert "]]> <x/>" in (case.result[0].text or "")
+    assert case.name == "s\\x00-1"  # a control character is shown, as everywhere we print
+    text = case.result[0].text or ""
+    assert "]]> <x/>" in text and "nul \\x00 esc \\x1b ff \ufffd end" in text
 
 
 def test_validate_gate_failure_is_annotated_and_a_failed_junit_case(
@@ -572,7 +574,7 @@ def _grade_until_the_provider_stops(
     out = tmp_path / "o.jsonl"
     argv = ["--out", str(out), "--quiet", "--provider", "openai", "--model", "gpt-4o-mini"]
     argv += ["--cache-dir", str(tmp_path / "cache"), "--retries", "0", "--down-after", "0"]
-    argv += ["--send-material"]
+    argv += []
     first = write_sessions(tmp_path / "first.jsonl", sessions[:5])
     second = write_sessions(tmp_path / "second.jsonl", [sessions[0]], ["{not json"])
     with second.open("a", encoding="utf-8") as handle:

@@ -126,14 +126,15 @@ def test_grade_from_the_config_required_flags_lists_and_the_policy(
         "[grade]\n"
         'provider = "scripted"\n'
         'model = "authored-lenient-judge"\n'
-        f'replay = "{FIXTURES / "recordings"}"\n'
         'out = "results.jsonl"\n'
         "quiet = true\n"
         "json = true\n"
         "\n[policy]\n"
         "min_effectiveness = 3\n"
     )
-    code = main(["grade", str(FIXTURES / "sessions.jsonl")])
+    # --replay says where data comes from: not from a file found in the working directory.
+    replay = ["--replay", str(FIXTURES / "recordings")]
+    code = main(["grade", str(FIXTURES / "sessions.jsonl"), *replay])
     summary = json.loads(capsys.readouterr().out)
     results = read_results(workdir / "results.jsonl")
     assert len(results) == summary["sessions"] == 20
@@ -151,10 +152,11 @@ def test_a_repeatable_flag_on_the_command_line_replaces_the_files_list(workdir: 
     sessions.write_text("".join(json.dumps(x) + "\n" for x in lines))
     (workdir / "research-judge.toml").write_text(
         '[grade]\nprovider = "scripted"\nmodel = "authored-lenient-judge"\nquiet = true\n'
-        f'replay = "{FIXTURES / "recordings"}"\nwhere = ["lang=en"]\n'
+        'where = ["lang=en"]\n'
     )
-    main(["grade", str(sessions), "--out", "en.jsonl"])
-    main(["grade", str(sessions), "--out", "de.jsonl", "--where", "lang=de"])
+    replay = ["--replay", str(FIXTURES / "recordings")]
+    main(["grade", str(sessions), "--out", "en.jsonl", *replay])
+    main(["grade", str(sessions), "--out", "de.jsonl", "--where", "lang=de", *replay])
     assert [r.session_id for r in read_results(workdir / "en.jsonl")] == [lines[0]["id"]]
     assert [r.session_id for r in read_results(workdir / "de.jsonl")] == [lines[1]["id"]]
 

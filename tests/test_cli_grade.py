@@ -33,7 +33,7 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
 def net(srv: FakeOpenAIServer, tmp_path: Path, *extra: str) -> list[str]:
     return [
         "--provider", "openai", "--model", "gpt-4o-mini", "--base-url", srv.base_url,
-        "--cache-dir", str(tmp_path / "cache"), "--quiet", "--send-material", *extra,
+        "--cache-dir", str(tmp_path / "cache"), "--quiet", *extra,
     ]  # fmt: skip
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .._format import num as _num
+from .._text import inline
 from ..compare.model import (
     DEFAULT_FAIL_ON,
     FAIL_ON,
@@ -74,7 +75,7 @@ def _regressions_gate(cmp: Comparison) -> Gate:
     count = len(cmp.regressions)
     noun = "session" if count == 1 else "sessions"
     message = f"{count} {noun} passed in the baseline and fail now"
-    return Gate(REGRESSIONS_GATE, False, message, ", ".join(cmp.regressions))
+    return Gate(REGRESSIONS_GATE, False, message, _ids(cmp.regressions))
 
 
 def _metric_gate(cmp: Comparison, m: MetricDelta, fail_on: FailOn) -> Gate:
@@ -83,9 +84,9 @@ def _metric_gate(cmp: Comparison, m: MetricDelta, fail_on: FailOn) -> Gate:
     test = f"{m.test.name} p={p}, {m.test.n_pairs} pairs"
     detail = f"{m.metric}: {moved}; {test}"
     if m.metric == "pass_rate":
-        detail += f"; regressions: {', '.join(cmp.regressions) or 'none'}"
+        detail += f"; regressions: {_ids(cmp.regressions)}"
         if cmp.fixed:
-            detail += f"; fixed: {', '.join(cmp.fixed)}"
+            detail += f"; fixed: {_ids(cmp.fixed)}"
     flag = cmp.flag_for(m.metric)
     if flag is None:
         return Gate(m.metric, True, f"{m.metric} {moved}", detail)
@@ -110,6 +111,10 @@ def _judge_gate(cmp: Comparison, allowed: bool) -> Gate:
     if changed is None:
         return Gate(JUDGE_GATE, True, "cannot tell: a run records no judge")
     return Gate(JUDGE_GATE, True, "the same judge graded both runs")
+
+
+def _ids(ids: Sequence[str]) -> str:
+    return ", ".join(inline(i) for i in ids) or "none"
 
 
 def validate_gates(report: ValidationReport) -> list[Gate]:

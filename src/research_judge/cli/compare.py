@@ -12,6 +12,7 @@ import json
 import sys
 from typing import Any
 
+from .._text import inline, inline_lines
 from ..compare.model import (
     DEFAULT_CRITICAL_THRESHOLD,
     DEFAULT_FAIL_ON,
@@ -124,16 +125,18 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(cmp.to_dict(), indent=2, ensure_ascii=False, allow_nan=False), file=out)
     else:
-        print(render_text(cmp), end="", file=out)
+        # Every line inert (``_text``), whatever a results file put in an id or a warning.
+        print(inline_lines(render_text(cmp)), end="", file=out)
     bad = failed(gates)
     # The text's verdict line speaks of flags only; the gates decide the exit status: say which
     # failed and which drops were let through, and why.
     for gate in gates:
         if gate.waived:
-            print(f"research-judge compare: not failing: {gate.message}", file=sys.stderr)
+            print(f"research-judge compare: not failing: {inline(gate.message)}", file=sys.stderr)
         elif not gate.passed:
+            # The regressed ids come from the results files: inert (``_text``).
             ids = f": {gate.detail}" if gate.name == REGRESSIONS_GATE else ""
-            print(f"research-judge compare: failing: {gate.message}{ids}", file=sys.stderr)
+            print(f"research-judge compare: failing: {inline(gate.message + ids)}", file=sys.stderr)
 
     def annotations() -> list[str]:
         lines = [

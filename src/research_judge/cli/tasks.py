@@ -16,6 +16,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from .._format import num
+from .._text import inline_lines
 from ..errors import ExitCode
 from ._ci import add_ci_flags, check_stdout, emit, main_output
 from .config import add_config_flag
@@ -173,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
             data = report_json(report, baseline, errors)
             print(json.dumps(data, ensure_ascii=False, indent=2), file=out)
         else:
-            print(format_report(report, baseline), end="", file=out)
+            print(inline_lines(format_report(report, baseline)), end="", file=out)
         out.flush()
         # The tasks that make the gate fail: regressions against a baseline, else every failure.
         if baseline is not None:

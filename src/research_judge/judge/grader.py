@@ -19,7 +19,6 @@ from ..clients.base import (
     JudgeClient,
     JudgeRequest,
     JudgeResponse,
-    Material,
     Message,
     ReplyCheckListener,
     Usage,
@@ -176,7 +175,6 @@ class Judge:
             "references": [reference_variables(ref) for ref in session.trajectory],
         }
         s = self.settings
-        ids = tuple(session.reference_ids)
 
         def request(
             call: CallKind, schema_name: str, schema: dict[str, Any], limit: int
@@ -191,8 +189,6 @@ class Judge:
                 max_output_tokens=limit,
                 temperature=s.temperature,
                 session_id=session.id,
-                # Counting shows every reference; scoring shows only question and answer.
-                material=Material(ids if call == "counting" else ()),
             )
 
         return (

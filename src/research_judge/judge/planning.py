@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..clients.base import JudgeRequest, Material, Message
+from ..clients.base import JudgeRequest, Message
 from ..clients.text_limits import TEXT_LIMITS
 from ..cost.tokens import (
     estimate_output_tokens,
@@ -531,12 +531,6 @@ class Planner:
             max_output_tokens=self.counting_cap,
             temperature=self.temperature,
             session_id=session.id,
-            # What this call shows, as data for fake judges (never sent, never hashed).
-            material=Material(
-                tuple(dict.fromkeys(p.ref_id for p in pieces)),
-                None if claims is None else tuple((c.id, c.text) for c in claims),
-                tuple((p.ref_id, p.start, p.end) for p in pieces if not p.whole),
-            ),
         )
 
     @staticmethod
