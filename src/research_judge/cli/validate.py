@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from .._files import check_replaceable
 from .._text import inline, inline_lines
 from ..ci.output import STDOUT
 from ..errors import ConfigError, ExitCode
@@ -119,6 +120,10 @@ def run(args: argparse.Namespace) -> int:
     if args.suggest is not None and args.suggest < 1:
         raise ConfigError(f"--suggest must be 1 or more, got {args.suggest}")
     check_stdout(args)
+    if suggest_out is not None:  # before any work, as every writer (``_files``)
+        from ..validate.suggest import never_ours
+
+        check_replaceable("--suggest-out", suggest_out, never_ours, force=args.force)
     to_stdout = suggest_out == STDOUT
     if to_stdout and (args.json or args.junit == STDOUT):
         raise ConfigError(
@@ -187,7 +192,7 @@ def _write_suggestions(results: Any, labels: Any, stats: Any, args: argparse.Nam
     if args.suggest_out == STDOUT:
         write_output(STDOUT, to_csv(picked), "suggestions")
     else:
-        write_suggestions(args.suggest_out, picked)
+        write_suggestions(args.suggest_out, picked, force=args.force)
     fails = sum(s.judge_verdict == "fail" for s in picked)
     n = args.suggest
     where = "stdout" if args.suggest_out == STDOUT else args.suggest_out
