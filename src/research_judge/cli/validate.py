@@ -40,9 +40,13 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--labels",
         required=True,
+        action="append",
         metavar="LABELS",
         help="human labels: CSV with header session_id,label (pass/fail) and optional 1-3 "
-        "columns effectiveness, fluff, structure; or JSONL (.jsonl) with the same keys",
+        "columns effectiveness, fluff, structure and annotator; or JSONL (.jsonl) with the same "
+        "keys. Several annotators: one row per annotator and session (annotator column), or "
+        "--labels once per annotator's file; the majority label is compared with the judge "
+        "(ties left out) and the annotators' agreement with each other is reported beside it",
     )
     p.add_argument(
         "--json",
@@ -110,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     check_bars(args.min_kappa, args.min_fail_agreement)
     suggest_out = args.suggest_out if args.suggest is not None else None
     check_distinct(
-        [("RESULTS", args.results), ("--labels", args.labels)],
+        [("RESULTS", args.results), *(("--labels", path) for path in args.labels)],
         [("--junit", args.junit), ("--suggest-out", suggest_out)],
     )
     if args.suggest is not None and args.suggest < 1:
@@ -167,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
         # Nothing was compared: almost always the wrong labels file for these results.
         print(
             "research-judge validate: error: no labelled session has a judge verdict "
-            f"({args.labels} vs {args.results})",
+            f"({', '.join(args.labels)} vs {args.results})",
             file=sys.stderr,
         )
         return ExitCode.FAILED
@@ -196,7 +200,12 @@ def _write_suggestions(results: Any, labels: Any, stats: Any, args: argparse.Nam
     print(
         f"research-judge validate: wrote {len(picked)} sessions to label to {where}"
         f"{short}: {fails} judge fails and {len(picked) - fails} judge passes, nearest the "
-        f"threshold first, judge {lead}s leading (agreement on human {lead}s has the wider "
+        f"threshold first, judge {_plural(lead)} leading (agreement on human {_plural(lead)} "
+        "has the wider "
         "interval)",
         file=sys.stderr,
     )
+
+
+def _plural(verdict: str) -> str:
+    return "passes" if verdict == "pass" else "fails"

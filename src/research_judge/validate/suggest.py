@@ -32,7 +32,7 @@ from ..judge.policy import VerdictPolicy
 from ..results.model import RATIO_NAMES, SCORE_NAMES, Result
 from ..stats.intervals import Interval
 from .agreement import PassFailStats
-from .labels import Labels
+from .labels import Labels, neutralise
 
 COLUMNS = (
     "session_id",
@@ -124,7 +124,7 @@ def suggest(
 
 def _cell(text: str) -> str:
     # A spreadsheet runs a cell that starts with = + - @ as a formula; session text is data.
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    return neutralise(text)
 
 
 def to_csv(suggestions: Sequence[Suggestion]) -> str:
