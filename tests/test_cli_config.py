@@ -168,6 +168,7 @@ def test_every_long_flag_of_every_verb_is_a_config_key() -> None:
         "convert",
         "demo",
         "grade",
+        "label",
         "report",
         "serve-fake",
         "stability",

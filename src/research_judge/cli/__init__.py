@@ -22,12 +22,23 @@ from .._version import __version__
 from ..errors import ConfigError, ExitCode, ResearchJudgeError
 from ..exit_codes import table
 from ..safety.settings import redact_urls
-from . import compare, convert, demo, grade, report, serve_fake, stability, tasks, validate
+from . import (
+    compare,
+    convert,
+    demo,
+    grade,
+    label,
+    report,
+    serve_fake,
+    stability,
+    tasks,
+    validate,
+)
 from ._stdin import stdin_inputs
 from ._suggest import check_words
 from .config import apply_config, config_notice, drop_config_lists, find_config
 
-VERBS = (grade, validate, compare, report, stability, tasks, convert, demo, serve_fake)
+VERBS = (grade, validate, label, compare, report, stability, tasks, convert, demo, serve_fake)
 
 
 def build_parser() -> argparse.ArgumentParser:
