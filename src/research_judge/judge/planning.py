@@ -360,6 +360,8 @@ class Planner:
             if again is not None and again.max_output_tokens < pack.request.max_output_tokens:
                 return [replace(pack, request=again)], [], []
         pieces = list(pack.pieces)
+        if cut and self._unsplittable(2, claim_load):
+            return [], pieces, []  # the claims' verdicts alone fill the cap: halves would too
         if len(pieces) > 1:
             halves = [pieces[: len(pieces) // 2], pieces[len(pieces) // 2 :]]
         elif pieces and not cut and pieces[0].end - pieces[0].start >= 2 * MIN_PART_TOKENS:
@@ -535,10 +537,10 @@ class Planner:
 
     def _unsplittable(self, references: int, claim_load: int) -> bool:
         """Whether splitting a call's references cannot bring its reply under the output cap:
-        a call of one reference (or none), or claims whose verdicts (in every call) leave no
-        room for even one reference's. Such a call goes with what is left, down to its
-        expected size (``fits``' ``least``), rather than as many calls each over the cap."""
-        return references <= 1 or output_allowance(1, claim_load) > self.output_cap
+        a call of one reference (or none), or claims whose verdicts alone (in every call) are
+        over the cap. Such a call goes with what is left, down to its expected size (``fits``'
+        ``least``), rather than as many calls each over the cap."""
+        return references <= 1 or output_allowance(0, claim_load) > self.output_cap
 
     def _claim_load(self, session: Session, claims: Sequence[Claim] | None) -> int:
         """The output a counting call reserves for its claims' verdicts. Every call carries a
