@@ -293,3 +293,25 @@ def test_its_model_name_is_the_version_of_its_rules() -> None:
         "readable_sentence": 30,
         "long_sentence": 45,
     }
+
+
+def test_its_results_go_through_validate_compare_and_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fixtures = FIXTURES.parent
+    out, before = tmp_path / "r.jsonl", tmp_path / "before.jsonl"
+    previous = fixtures / "baseline" / "sessions.jsonl"
+    for sessions, results in ((FIXTURES, out), (previous, before)):
+        args = ["grade", str(sessions), "--out", str(results), "--provider", "baseline"]
+        assert main([*args, "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["validate", str(out), "--labels", str(fixtures / "labels.csv"), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["n"] == 20 and report["cohen_kappa"] is not None
+    assert main(["compare", str(before), str(out)]) in (0, 1)  # 1: a metric dropped
+    html = tmp_path / "report.html"
+    assert (
+        main(["report", str(out), "--labels", str(fixtures / "labels.csv"), "--html", str(html)])
+        == 0
+    )
+    assert "lexical-1" in html.read_text(encoding="utf-8")
