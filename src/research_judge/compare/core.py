@@ -113,7 +113,9 @@ def compare_runs(
         context=context_deltas(pairs),
         threshold=threshold,
         critical_threshold=critical_threshold,
-        decomposition=None if rejudged is None else decompose(baseline, current, rejudged),
+        decomposition=(
+            None if rejudged is None else decompose(baseline, current, rejudged, names)
+        ),
     )
     comparison.warnings.extend(_warnings(comparison, base_judges, cur_judges))
     if comparison.decomposition is not None:

@@ -69,8 +69,13 @@ class Decomposition:
 
 
 def decompose(
-    baseline: Sequence[Result], current: Sequence[Result], rejudged: Sequence[Result]
+    baseline: Sequence[Result],
+    current: Sequence[Result],
+    rejudged: Sequence[Result],
+    names: Sequence[str] = CRITERIA,
 ) -> Decomposition:
+    """``names``: the criteria the comparison shows (the citation audit's join when a run has
+    it), so every row of the comparison has its split."""
     base = {r.session_id: r for r in baseline if r.ok}
     rej = {r.session_id: r for r in rejudged if r.ok}
     triples = [
@@ -79,7 +84,7 @@ def decompose(
         if r.ok and r.session_id in base and r.session_id in rej
     ]
     metrics = {PASS_RATE: _pass_rate_split(triples)}
-    metrics.update({name: _criterion_split(name, triples) for name in CRITERIA})
+    metrics.update({name: _criterion_split(name, triples) for name in names})
     rej_judges, cur_judges = RunJudges.of(rejudged), RunJudges.of(current)
     warnings = _warnings(baseline, rejudged, triples, rej_judges, cur_judges)
     return Decomposition(len(triples), metrics, rej_judges.to_dict(), warnings)
