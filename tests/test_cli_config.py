@@ -164,6 +164,7 @@ def test_every_long_flag_of_every_verb_is_a_config_key() -> None:
         "compare",
         "convert",
         "demo",
+        "export",
         "grade",
         "report",
         "serve-fake",

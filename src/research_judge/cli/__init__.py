@@ -20,11 +20,22 @@ from collections.abc import Callable, Sequence
 from .. import __version__
 from ..errors import ConfigError, ExitCode, ResearchJudgeError
 from ..exit_codes import table
-from . import compare, convert, demo, grade, report, serve_fake, stability, tasks, validate
+from . import (
+    compare,
+    convert,
+    demo,
+    export,
+    grade,
+    report,
+    serve_fake,
+    stability,
+    tasks,
+    validate,
+)
 from ._stdin import stdin_inputs
 from .config import apply_config, drop_config_lists, find_config
 
-VERBS = (grade, validate, compare, report, stability, tasks, convert, demo, serve_fake)
+VERBS = (grade, validate, compare, report, stability, export, tasks, convert, demo, serve_fake)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -88,6 +99,15 @@ def _main(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         print(f"research-judge {args.verb}: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
+    except MemoryError as exc:
+        # Not a bug: the input is larger than this machine allows. The traceback's frames hold
+        # what filled the memory; dropped first so the message can be built.
+        exc.__traceback__ = None
+        del exc
+        from ._memory import memory_message
+
+        print(f"research-judge {args.verb}: error: {memory_message(args)}", file=sys.stderr)
+        return ExitCode.FAILED
     except Exception:
         # A bug, not a verdict: its own exit code, so CI never reads it as "a gate failed".
         traceback.print_exc()

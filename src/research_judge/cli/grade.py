@@ -216,6 +216,12 @@ def register(subparsers: Any) -> None:
         help="only sessions whose metadata KEY equals VALUE (repeatable)",
     )
     p.add_argument("--json", action="store_true", help="print the closing summary as JSON")
+    p.add_argument(
+        "--parquet",
+        metavar="FILE",
+        help="also write the run's results as Parquet (one row per session; the verdicts in "
+        "FILE's .verdicts.parquet sibling), as `research-judge export` does; needs pyarrow",
+    )
     add_ci_flags(p)
     p.set_defaults(run=run_grade)
 

@@ -13,6 +13,7 @@ from ..compare import Comparison, compare_runs
 from ..compare.model import DEFAULT_THRESHOLD, JUDGE_CHANGED
 from ..judge.policy import VerdictPolicy
 from ..results.model import Result
+from ..results.rows import ResultRow, ResultsRun, as_run
 from . import DEFAULT_WORST
 from .agreement import AgreementView, agreement_view
 from .context import ContextView, context_view
@@ -33,7 +34,7 @@ class ReportData:
     worst: list[WorstSession]
     comparison: Comparison | None  # None: no baseline was given
     baseline_source: str
-    questions: dict[str, str]  # session id -> question, to label regressions and fixes
+    questions: dict[str, str]  # session id -> question, for the regressions and fixes listed
     errors: list[ErrorLine]
     cost: CostSummary
     judges: list[JudgeLine]
@@ -67,11 +68,11 @@ class ReportData:
 
 
 def build_report(
-    results: Sequence[Result],
+    results: ResultsRun | Sequence[Result],
     *,
     agreement: ValidationReport | None = None,
-    baseline: Sequence[Result] | None = None,
-    rejudged: Sequence[Result] | None = None,
+    baseline: ResultsRun | Sequence[Result] | None = None,
+    rejudged: ResultsRun | Sequence[Result] | None = None,
     worst: int = DEFAULT_WORST,
     threshold: float = DEFAULT_THRESHOLD,
     source: str = "",
@@ -81,34 +82,40 @@ def build_report(
     policy: VerdictPolicy | None = None,
 ) -> ReportData:
     """``agreement`` is ``validate_run(...)``'s report; ``baseline`` the older run's results;
-    ``policy`` the floors the run was graded with (the stability section's margins)."""
+    ``policy`` the floors the run was graded with (the stability section's margins).
+
+    Every figure is computed from the runs' rows; the sessions shown in detail (the worst, the
+    heaviest, the questions of regressions and fixes) are read in full."""
+    run = as_run(results)
+    rows = run.rows
     comparison = None
     if baseline is not None:
-        comparison = compare_runs(baseline, results, threshold=threshold, rejudged=rejudged)
+        comparison = compare_runs(baseline, run, threshold=threshold, rejudged=rejudged)
+    listed = [] if comparison is None else [*comparison.regressions, *comparison.fixed]
     return ReportData(
         source=source,
-        headline=headline(results),
-        criteria=criteria_charts(results),
+        headline=headline(rows),
+        criteria=criteria_charts(rows),
         agreement=None if agreement is None else agreement_view(agreement),
-        worst=worst_sessions(results, worst),
+        worst=worst_sessions(run, worst),
         comparison=comparison,
         baseline_source=baseline_source,
-        questions={r.session_id: r.question for r in results},
-        errors=errors(results),
-        cost=cost(results),
-        judges=judges(results),
-        context=context_view(results),
-        stability=_stability(results, policy),
+        questions=run.questions(listed),
+        errors=errors(rows),
+        cost=cost(rows),
+        judges=judges(rows),
+        context=context_view(run),
+        stability=_stability(rows, policy),
         run_date=run_date,
         generated_at=generated_at,
     )
 
 
-def _stability(results: Sequence[Result], policy: VerdictPolicy | None) -> tuple[str, ...]:
-    if not any(r.repeats is not None for r in results):
+def _stability(rows: Sequence[ResultRow], policy: VerdictPolicy | None) -> tuple[str, ...]:
+    if not any(r.repeats is not None for r in rows):
         return ()
     # Imported here: only runs graded with --repeats need numpy's statistics.
     from ..validate.stability import render_text, stability
 
-    text = render_text(stability(results, n_boot=2000, policy=policy))
+    text = render_text(stability(rows, n_boot=2000, policy=policy))
     return tuple(line for line in text.splitlines()[1:] if line.strip())

@@ -21,9 +21,34 @@ from pathlib import Path
 from typing import Any
 
 _WORDS = (
-    "battery cold heater cabin range route depot charger grid load axle motor freight fleet "
-    "driver report study sensor energy loss winter pack cell summer trial capacity voltage"
-).split()
+    "battery",
+    "cold",
+    "heater",
+    "cabin",
+    "range",
+    "route",
+    "depot",
+    "charger",
+    "grid",
+    "load",
+    "axle",
+    "motor",
+    "freight",
+    "fleet",
+    "driver",
+    "report",
+    "study",
+    "sensor",
+    "energy",
+    "loss",
+    "winter",
+    "pack",
+    "cell",
+    "summer",
+    "trial",
+    "capacity",
+    "voltage",
+)
 
 JUDGE_MAIN: dict[str, Any] = {
     "provider": "openai",
@@ -64,7 +89,7 @@ def result_line(i: int, *, seed: int = 0, variant: int = 0, repeats: int = 0) ->
         "question": f"What {_text(base, 6)}?",
         "metadata": {"agent_version": f"v{variant + 1}", "domain": base.choice(_WORDS)},
     }
-    context = {
+    context: dict[str, Any] = {
         "trajectory_tokens": refs * base.randint(200, 1200),
         "references": refs,
         "references_judged": refs,
@@ -95,7 +120,7 @@ def result_line(i: int, *, seed: int = 0, variant: int = 0, repeats: int = 0) ->
         kind, message = rng.choice(_ERRORS)
         out |= {"error": message, "error_kind": kind, "verdict": None, "context": context}
         return out
-    verdicts = []
+    verdicts: list[dict[str, Any]] = []
     used = relevant = grounded = 0
     for r in range(1, refs + 1):
         rel = rng.random() < 0.8
@@ -127,7 +152,7 @@ def result_line(i: int, *, seed: int = 0, variant: int = 0, repeats: int = 0) ->
                 "claim_verified": True,
             }
         )
-    ratios = {
+    ratios: dict[str, float | None] = {
         "relevance": relevant / refs,
         "utilization": used / relevant if relevant else None,
         "grounding": grounded / claims,
@@ -164,7 +189,7 @@ def result_line(i: int, *, seed: int = 0, variant: int = 0, repeats: int = 0) ->
 
 def _audit(rng: random.Random, claims: int, refs: int) -> dict[str, Any]:
     statuses = ("correct", "correct", "correct", "uncited", "misattributed", "ungrounded")
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "id": f"c{c}",
             "status": rng.choice(statuses),
