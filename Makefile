@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test lint typecheck pytest demo bench bench-long clean test-local clean-local
+.PHONY: test lint typecheck pytest demo bench bench-long bench-scale clean test-local clean-local
 
 # The opt-in local lane (not part of `make test`): llama.cpp's Python server with a 135M model.
 # llama-cpp-python ships only as an sdist: its wheel is built once (minutes, niced) and cached
@@ -48,6 +48,11 @@ bench: $(STAMP)
 
 bench-long: $(STAMP)
 	$(BIN)/python benchmarks/bench_long_sessions.py
+
+# Opt-in: generates two results files of 1,000,000 lines (about 11 GB in /tmp/rj-bench-scale,
+# kept for the next run) and measures validate, compare and report on them (tens of minutes).
+bench-scale: $(STAMP)
+	cd benchmarks && nice ../$(BIN)/python bench_scale.py --lines 1000000 --workdir /tmp/rj-bench-scale
 
 $(LOCAL)/.installed:
 	mkdir -p $(LOCAL)/wheels

@@ -166,6 +166,7 @@ def test_every_long_flag_of_every_verb_is_a_config_key() -> None:
         "demo",
         "export",
         "grade",
+        "merge",
         "report",
         "serve-fake",
         "stability",

@@ -105,3 +105,18 @@ def test_the_fixture_results_read_the_same_as_rows() -> None:
         except InputFileError:
             continue  # sessions, labels, replies: not results files
         assert read_rows(path) == [ResultRow.of(r, line=i) for i, r in enumerate(full, 1)]
+
+
+def test_a_pooled_file_repeats_its_first_sessions_under_new_ids(tmp_path: Path) -> None:
+    path = write_results(tmp_path / "r.jsonl", 40, pool=9, skip_every=5, variant=1)
+    plain = write_results(tmp_path / "p.jsonl", 9, skip_every=5, variant=1)
+    rows = read_rows(path)
+    first = {r.session_id: r for r in read_rows(plain)}
+    assert len(rows) == 32 and len({r.session_id for r in rows}) == 32
+    for row in rows:
+        k = int(row.session_id.removeprefix("sess-")) % 9
+        template = first.get(f"sess-{k:07d}")
+        if template is not None:  # a skipped template's sessions are made afresh
+            assert (row.verdict, row.relevance, row.input_tokens) == (
+                template.verdict, template.relevance, template.input_tokens,
+            )  # fmt: skip

@@ -26,6 +26,7 @@ from . import (
     demo,
     export,
     grade,
+    merge,
     report,
     serve_fake,
     stability,
@@ -35,7 +36,19 @@ from . import (
 from ._stdin import stdin_inputs
 from .config import apply_config, drop_config_lists, find_config
 
-VERBS = (grade, validate, compare, report, stability, export, tasks, convert, demo, serve_fake)
+VERBS = (
+    grade,
+    validate,
+    compare,
+    report,
+    stability,
+    export,
+    merge,
+    tasks,
+    convert,
+    demo,
+    serve_fake,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

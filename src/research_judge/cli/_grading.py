@@ -29,7 +29,7 @@ from ..engine import (
     parse_where,
 )
 from ..engine.progress import Progress
-from ..engine.select import selected_sessions
+from ..engine.select import parse_shard, selected_sessions
 from ..errors import (
     ConfigError,
     ContentRefError,
@@ -157,7 +157,12 @@ def judge_for(
 async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     settings = client_settings(args)  # checks the chain's flags, even for a dry run
     check_args(args, settings)
-    selection = Selection(where=parse_where(args.where), sample=args.sample, seed=args.seed)
+    selection = Selection(
+        where=parse_where(args.where),
+        sample=args.sample,
+        seed=args.seed,
+        shard=None if args.shard is None else parse_shard(args.shard),
+    )
     batch = bool(getattr(args, "batch", False))
     prices = PriceTable.load(args.prices)
     if batch:

@@ -17,7 +17,8 @@ _INPUTS = ("results", "baseline", "current", "rejudged", "labels", "sessions")
 _ADVICE = {
     "grade": (
         "grade streams its sessions and keeps a few numbers per session; give the process "
-        "more memory, or split the sessions file and grade each part to its own --out"
+        "more memory, or split the run with --shard I/N (each shard to its own --out, on one "
+        "machine or several) and join the shards with `research-judge merge`"
     ),
     "default": (
         "give the process more memory, or convert the results with `research-judge export "

@@ -215,6 +215,12 @@ def register(subparsers: Any) -> None:
         metavar="KEY=VALUE",
         help="only sessions whose metadata KEY equals VALUE (repeatable)",
     )
+    cost.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="only the sessions whose id hashes to shard I of N (stable across reruns and "
+        "machines; each shard to its own --out, joined by `research-judge merge`)",
+    )
     p.add_argument("--json", action="store_true", help="print the closing summary as JSON")
     p.add_argument(
         "--parquet",

@@ -1,4 +1,4 @@
-"""Which sessions a run grades: all, those whose metadata match, or a seeded sample.
+"""Which sessions a run grades: all, those whose metadata match, a seeded sample, or a shard.
 
 The sample is chosen by hashing (seed, session id) and keeping the N smallest hashes: it does not
 depend on line order, and a file that grows keeps most of the same sample, so a cheap layer run on
@@ -20,17 +20,39 @@ if TYPE_CHECKING:  # the grade flags read Selection's defaults at --help time: n
     from ..sessions.model import Session
 
 
+def shard_of(session_id: str, count: int) -> int:
+    """The shard (1..count) a session belongs to: a hash of its id alone, so the split is the
+    same on every machine, in every rerun and whatever the file's order."""
+    digest = hashlib.sha256(f"shard\0{session_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") % count + 1
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"2/8"`` -> ``(2, 8)``: shard I of N, 1 <= I <= N."""
+    index, sep, count = text.partition("/")
+    try:
+        i, n = int(index), int(count)
+    except ValueError:
+        raise ConfigError(f"--shard takes I/N (e.g. 2/8), got {text!r}") from None
+    if not sep or n < 1 or not 1 <= i <= n:
+        raise ConfigError(f"--shard takes I/N with 1 <= I <= N, got {text!r}")
+    return i, n
+
+
 @dataclass(frozen=True)
 class Selection:
     where: Mapping[str, str] = field(default_factory=dict)
     sample: int | None = None
     seed: int = 0
+    shard: tuple[int, int] | None = None  # (I, N): only the sessions of shard I of N
 
     def __post_init__(self) -> None:
         if self.sample is not None and self.sample < 1:
             raise ConfigError(f"--sample must be at least 1, got {self.sample}")
 
     def matches(self, session: Session) -> bool:
+        if self.shard is not None and shard_of(session.id, self.shard[1]) != self.shard[0]:
+            return False
         return all(str(session.metadata.get(k)) == v for k, v in self.where.items())
 
     def sample_key(self, session_id: str) -> bytes:
