@@ -4,7 +4,8 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test lint typecheck pytest demo bench bench-long bench-scale clean test-local clean-local
+.PHONY: test lint typecheck pytest demo bench bench-long bench-scale bench-validity fit-baseline \
+  clean test-local clean-local
 
 # The opt-in local lane (not part of `make test`): llama.cpp's Python server with a 135M model.
 # llama-cpp-python ships only as an sdist: its wheel is built once (minutes, niced) and cached
@@ -53,6 +54,15 @@ bench-long: $(STAMP)
 # kept for the next run) and measures validate, compare and report on them (tens of minutes).
 bench-scale: $(STAMP)
 	cd benchmarks && nice ../$(BIN)/python bench_scale.py --lines 1000000 --workdir /tmp/rj-bench-scale
+
+# ExpertQA's original files (its data/lfqa folder; the shared copy by default). Grade settings
+# go in ARGS, e.g. ARGS="--provider openai --model gpt-4.1-mini --dry-run"; none: the baseline.
+EXPERTQA ?= ../shared/data/expertqa
+bench-validity: $(STAMP)
+	$(BIN)/python benchmarks/validity/run.py --data $(EXPERTQA) $(ARGS)
+
+fit-baseline: $(STAMP)
+	$(BIN)/python benchmarks/validity/fit_baseline.py --data $(EXPERTQA)
 
 $(LOCAL)/.installed:
 	mkdir -p $(LOCAL)/wheels

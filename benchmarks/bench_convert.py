@@ -6,6 +6,10 @@ references, applies ``--stub-pattern``, validates each session against the input
 through a temporary file. The figure is convert time / floor time on the same file in this run
 (median of several rounds), for an OpenAI chat log and an OpenTelemetry trace file of the same
 sessions: 4 tool results of ~2 KB each, one of them an offloaded stub.
+
+A third figure checks that a trace's span tree is read in linear time: a chain of ``depth``
+nested spans against one of ``depth / 8``, the time per span compared (1.0 is linear; a walk up
+the chain from every span would make it about 8).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ STUB = r"\[stored: (?P<ref>\S+)\]"
 PAGE = "Cold weather cuts usable battery capacity and adds cabin heating load. " * 28
 
 
-def run(workdir: Path, *, sessions: int = 5000, rounds: int = 3) -> list[Figure]:
+def run(workdir: Path, *, sessions: int = 5000, rounds: int = 3, depth: int = 8000) -> list[Figure]:
     chat = _write(workdir / "convert.chat.jsonl", (_chat(i) for i in range(sessions)))
     otel = _write(workdir / "convert.otel.jsonl", (_trace(i) for i in range(sessions)))
     options = ConvertOptions(stub_pattern=compile_stub_pattern(STUB))
@@ -55,7 +59,57 @@ def run(workdir: Path, *, sessions: int = 5000, rounds: int = 3) -> list[Figure]
                 f"{tool:.2f} s vs {base:.2f} s for {sessions} sessions",
             ),
         ]
-    return figures
+    return figures + _chain_figures(workdir, depth, rounds)
+
+
+def _chain_figures(workdir: Path, depth: int, rounds: int) -> list[Figure]:
+    seconds = {}
+    for size in (depth // 8, depth):
+        log = _write(workdir / f"convert.chain{size}.jsonl", [_chain(size)])
+        out = workdir / f"convert.chain{size}.out.jsonl"
+
+        def converted(log: Path = log, out: Path = out) -> None:
+            stats = convert_files("otel", [log], out)
+            assert stats.sessions == 1 and not stats.errors, stats.errors[:3]
+
+        seconds[size] = _median(converted, rounds)
+    ratio = (seconds[depth] / depth) / (seconds[depth // 8] / (depth // 8))
+    return [
+        Figure(
+            "convert",
+            f"{depth}-span chain: time per span / {depth // 8}-span chain's",
+            f"{ratio:.2f}",
+            "<= 2.0",
+            ratio <= 2.0,
+            f"{seconds[depth]:.2f} s vs {seconds[depth // 8]:.3f} s",
+        )
+    ]
+
+
+def _chain(depth: int) -> dict[str, Any]:
+    """One trace: an agent, ``depth`` spans each the child of the one before, then a tool and a
+    chat span at the bottom (the agent of both is ``depth`` spans up)."""
+
+    def span(sid: str, parent: str | None, start: int, **attrs: str) -> dict[str, Any]:
+        return {
+            "traceId": "c" * 32, "spanId": sid, "parentSpanId": parent or "", "name": sid,
+            "startTimeUnixNano": str(start),
+            "attributes": [{"key": k.replace("__", "."), "value": {"stringValue": v}}
+                           for k, v in attrs.items()],
+        }  # fmt: skip
+
+    spans = [span("s0", None, 0, gen_ai__operation__name="invoke_agent")]
+    spans += [span(f"s{n}", f"s{n - 1}", n) for n in range(1, depth)]
+    user = json.dumps([{"role": "user", "parts": [{"type": "text", "content": "Q?"}]}])
+    answer = json.dumps([{"role": "assistant", "parts": [{"type": "text", "content": "A."}]}])
+    leaf = f"s{depth - 1}"
+    spans += [
+        span("tool", leaf, depth, gen_ai__operation__name="execute_tool",
+             gen_ai__tool__call__id="c1", gen_ai__tool__call__result="text"),
+        span("chat", leaf, depth + 1, gen_ai__operation__name="chat",
+             gen_ai__input__messages=user, gen_ai__output__messages=answer),
+    ]  # fmt: skip
+    return {"resourceSpans": [{"resource": {}, "scopeSpans": [{"spans": spans}]}]}
 
 
 def _median(fn: Callable[[], None], rounds: int) -> float:

@@ -1,8 +1,8 @@
 """``make demo``: ``research-judge demo`` from the checkout, into ``demo-out/``.
 
-The steps live in ``research_judge.demo`` (shipped in the wheel, run by ``research-judge demo``);
-this script only keeps ``make demo``'s old folder: ``demo-out/`` at the root of the checkout,
-a scratch folder (gitignored) that each run replaces.
+The steps live in ``research_judge.cli._demo`` (shipped in the wheel, run by
+``research-judge demo``); this script only keeps ``make demo``'s old folder: ``demo-out/`` at the
+root of the checkout, a scratch folder (gitignored) that each run replaces.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from research_judge.demo import MARKER, run_demo
+from research_judge.cli._demo import MARKER, run_demo
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = Path("demo-out")

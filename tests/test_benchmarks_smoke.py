@@ -151,13 +151,14 @@ def test_bootstrap_kappa_benchmark_checks_its_two_paths(
 
 
 def test_convert_benchmark_converts_every_session(tmp_path: Path) -> None:
-    figures = bench("bench_convert").run(tmp_path, sessions=20, rounds=1)
+    figures = bench("bench_convert").run(tmp_path, sessions=20, rounds=1, depth=800)
     values = numbers(figures, "convert")
     assert set(values) == {
         "openai-chat sessions/s",
         "openai-chat time / parse-and-write floor",
         "otel sessions/s",
         "otel time / parse-and-write floor",
+        "800-span chain: time per span / 100-span chain's",
     }
     out = (tmp_path / "convert.otel.out.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(out) == 20 and '"content_ref": "s0/3.txt"' in out[0]

@@ -58,7 +58,7 @@ def _scope(spans: Any) -> dict[str, Any]:
 
 
 ARRAY = (
-    "a JSON array, not an OTLP export object "
+    "a JSON array, not an OTLP export object or an array of spans "
     '(the file exporter writes one {"resourceSpans": [...]} object per line)'
 )
 

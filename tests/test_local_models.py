@@ -16,9 +16,10 @@ from research_judge.clients import make_client
 from research_judge.clients.base import JudgeRequest, Material, Message
 from research_judge.clients.openai import OpenAIClient
 from research_judge.clients.scripted import ScriptedClient
+from research_judge.clients.text_limits import TEXT_LIMITS
 from research_judge.errors import JudgeRefusal
 from research_judge.judge.grader import Judge, JudgeSettings
-from research_judge.judge.verdicts import COUNTING_SCHEMA, SCORING_SCHEMA, TEXT_LIMITS
+from research_judge.judge.verdicts import COUNTING_SCHEMA, SCORING_SCHEMA
 from research_judge.sessions.model import Session
 from research_judge.testing import FakeJudge, FakeOpenAIServer, fake_judge_reply
 

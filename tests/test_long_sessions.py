@@ -568,7 +568,7 @@ async def test_an_errored_session_still_reports_its_size() -> None:
 
 
 def test_cost_estimates_count_every_call_of_a_split_session() -> None:
-    from research_judge.cost.estimate import Estimator
+    from research_judge.judge.estimate import Estimator
 
     session = Session.model_validate(make_session("s", 40, 2000).session)
     prices = PriceTable.load()

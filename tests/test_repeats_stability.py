@@ -239,8 +239,8 @@ def test_html_and_markdown_show_stability_for_repeated_runs() -> None:
 
 
 def test_cost_estimates_count_every_sample() -> None:
-    from research_judge.cost.estimate import Estimator
     from research_judge.cost.prices import PriceTable
+    from research_judge.judge.estimate import Estimator
     from research_judge.judge.grader import Judge
     from research_judge.sessions.model import Session
 

@@ -19,13 +19,14 @@ import pytest
 from research_judge.cli import main
 from research_judge.clients import ScriptedClient
 from research_judge.clients.base import JudgeRequest
+from research_judge.clients.text_limits import TEXT_LIMITS
 from research_judge.cost.tokens import planning_request_tokens, planning_tokens
 from research_judge.cost.windows import ModelLimits, WindowTable
 from research_judge.errors import ExitCode
 from research_judge.judge.grader import Judge, JudgeSettings
 from research_judge.judge.planning import SCORING_REPLY_TOKENS, output_allowance
 from research_judge.judge.settings import MIN_SCORING_TOKENS
-from research_judge.judge.verdicts import SCORE_NAMES, TEXT_LIMITS
+from research_judge.judge.verdicts import SCORE_NAMES
 from research_judge.results import read_results
 from research_judge.sessions.model import Session
 from research_judge.testing import FakeJudge, FakeOpenAIServer, fake_judge_reply

@@ -12,8 +12,8 @@ import pytest
 from research_judge.clients import ScriptedClient
 from research_judge.clients.base import JudgeRequest
 from research_judge.clients.cache import CachingClient
-from research_judge.cost.estimate import Budget, Estimator
 from research_judge.engine import RunOptions, grade_file
+from research_judge.judge.estimate import Budget, Estimator
 from research_judge.judge.grader import Judge
 from research_judge.results.model import Result, read_results
 from research_judge.sessions.store import FolderStore, S3Store, open_store, store_key

@@ -14,6 +14,7 @@ from research_judge.cost.tokens import (
     estimate_tokens,
     guess_claim_count,
 )
+from research_judge.judge.verdicts import SCORE_NAMES
 
 
 @pytest.mark.parametrize(
@@ -82,8 +83,10 @@ def test_counting_output_grows_with_references_and_claims() -> None:
 
 
 def test_scoring_output_is_three_criteria_whatever_the_session() -> None:
-    assert estimate_output_tokens("scoring", 0, 0) == 10 + 3 * 150
-    assert estimate_output_tokens("scoring", 40, 30) == estimate_output_tokens("scoring", 0, 0)
+    assert len(SCORE_NAMES) == 3
+    scoring = estimate_output_tokens("scoring", 0, 0, len(SCORE_NAMES))
+    assert scoring == 10 + 3 * 150
+    assert estimate_output_tokens("scoring", 40, 30, len(SCORE_NAMES)) == scoring
 
 
 def test_output_estimate_rejects_nonsense() -> None:

@@ -11,8 +11,7 @@ import types
 from typing import TYPE_CHECKING, Any
 
 from ._lazy import lazy_exports
-
-__version__ = "0.1.0"
+from ._version import __version__
 
 # name -> module that defines it
 _EXPORTS = {

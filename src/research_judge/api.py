@@ -24,9 +24,11 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeAlias, TypeVar, cast
 from pydantic import ValidationError
 
 from ._validation import describe_validation_error
+from .baseline.setup import limits as baseline_limits
+from .baseline.setup import local_client
+from .baseline.setup import priced as baseline_priced
 from .clients.chain import ClientSettings, build_client
 from .compare import DEFAULT_CRITICAL_THRESHOLD, DEFAULT_THRESHOLD
-from .cost.estimate import Budget, Estimator
 from .cost.prices import PriceTable
 from .cost.windows import WindowTable
 from .engine.progress import Progress
@@ -39,6 +41,7 @@ from .errors import (
     UserError,
 )
 from .judge.build import build_judge
+from .judge.estimate import Budget, Estimator
 from .judge.policy import VerdictPolicy, load_policy
 from .judge.settings import DEFAULT_REPEATS, JudgeSettings
 from .report import DEFAULT_WORST
@@ -69,7 +72,7 @@ _C, _J = ClientSettings, JudgeSettings  # their fields' defaults are the default
 async def agrade(
     sessions: SessionsInput,
     *,
-    model: str,
+    model: str = _C.model,
     provider: str = _C.provider,
     base_url: str | None = _C.base_url,
     api_key: str | None = _C.api_key,
@@ -160,11 +163,13 @@ async def agrade(
     check_finite("max_cost", max_cost)
     chosen_policy = policy if isinstance(policy, VerdictPolicy) else load_policy(_path(policy))
     table = prices if isinstance(prices, PriceTable) else PriceTable.load(_path(prices))
+    table = baseline_priced(table, settings)
     if batch:
         table = table.for_batch()  # every result's cost and the max_cost estimates
     sink = ResultsList()
     content_store = open_store(store) if store is not None else None
-    client = build_client(settings)
+    client = build_client(settings, local=local_client(settings, _path(prompts)))
+    model = settings.model  # the baseline judge names its own
     try:
         windows = WindowTable.load(None if isinstance(prices, PriceTable) else _path(prices))
         judge = build_judge(
@@ -174,7 +179,7 @@ async def agrade(
             settings=judge_settings,
             prices=table,
             repeats=repeats,
-            limits=windows.limits_for(model, context_window),
+            limits=baseline_limits(settings) or windows.limits_for(model, context_window),
         )
         budget = Budget(max_cost, Estimator(judge, table)) if max_cost is not None else None
         shown = Progress(len(items), stream=sys.stderr) if progress else None

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from enum import IntEnum, StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .clients.base import Usage
-    from .results.model import Result
+    from .usage import Usage
 
 
 class ExitCode(IntEnum):
@@ -185,7 +184,9 @@ class ProviderDownError(ApiError):
 
     def __init__(self, message: str, status: int | None = None) -> None:
         super().__init__(message, status)
-        self.results: list[Result] = []
+        # The graded ``results.Result`` objects. Typed loosely because errors sit below every
+        # layer (the results model included) so that any layer may raise them.
+        self.results: list[Any] = []
 
 
 class MaxCostReached(ResearchJudgeError):
@@ -195,7 +196,7 @@ class MaxCostReached(ResearchJudgeError):
 
     exit_code = ExitCode.STOPPED
 
-    def __init__(self, max_cost: float, results: list[Result], not_sent: int) -> None:
+    def __init__(self, max_cost: float, results: list[Any], not_sent: int) -> None:
         self.max_cost = max_cost
         self.results = results
         self.not_sent = not_sent

@@ -17,7 +17,7 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 
-from .. import __version__
+from .._version import __version__
 from ..errors import ConfigError, ExitCode, ResearchJudgeError
 from ..exit_codes import table
 from . import (

@@ -14,9 +14,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import fields
 from typing import TextIO
 
+from ..baseline.client import LIMITS as BASELINE_LIMITS
+from ..baseline.setup import local_client
+from ..baseline.setup import priced as baseline_priced
 from ..clients.base import JudgeClient, JudgeRequest, JudgeResponse
 from ..clients.chain import ClientSettings, build_client, resilience_of
 from ..clients.jury import JuryClient, build_jury, parse_juror
+from ..clients.settings import BASELINE
 from ..cost.prices import PriceTable
 from ..cost.windows import ModelLimits, WindowTable
 from ..engine import (
@@ -59,7 +63,7 @@ def client_settings(args: argparse.Namespace) -> ClientSettings:
     batch = bool(getattr(args, "batch", False))
     return ClientSettings(
         provider=args.provider,
-        model=args.model,
+        model=args.model or "",
         base_url=args.base_url,
         mode=args.mode,
         timeout=args.timeout,
@@ -115,6 +119,8 @@ def judge_limits(args: argparse.Namespace, err: TextIO) -> ModelLimits:
     window and output limit among them."""
     table = WindowTable.load(args.prices)
     specs = [s for s in (getattr(args, "jury", None) or "").split(",") if s.strip()]
+    if args.provider == BASELINE:
+        return BASELINE_LIMITS  # code has no window to guess: no notice
     models = [args.model, *(parse_juror(spec, args.provider)[1] for spec in specs)]
     chosen: ModelLimits | None = None
     for model in models:
@@ -156,6 +162,7 @@ def judge_for(
 
 async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     settings = client_settings(args)  # checks the chain's flags, even for a dry run
+    args.model = settings.model  # the baseline judge names its own
     check_args(args, settings)
     selection = Selection(
         where=parse_where(args.where),
@@ -164,7 +171,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
         shard=None if args.shard is None else parse_shard(args.shard),
     )
     batch = bool(getattr(args, "batch", False))
-    prices = PriceTable.load(args.prices)
+    prices = baseline_priced(PriceTable.load(args.prices), settings)
     if batch:
         prices = prices.for_batch()  # --dry-run, --max-cost and every result's cost
     jury = [s for s in (getattr(args, "jury", None) or "").split(",") if s.strip()]
@@ -185,7 +192,11 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     client = (
         build_jury(settings, jury)
         if jury
-        else build_client(settings, on_batch_change=batch_progress)
+        else build_client(
+            settings,
+            on_batch_change=batch_progress,
+            local=local_client(settings, args.prompts),
+        )
     )
     try:
         # After the client: a bad flag is reported alone, before any notice.

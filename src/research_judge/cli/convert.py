@@ -1,9 +1,10 @@
-"""``research-judge convert``: agent logs (OpenAI chat, Anthropic, OTel traces) -> sessions."""
+"""``research-judge convert``: agent logs (OpenAI, Anthropic, Claude, OTel) -> sessions."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from ._help import DefaultsFormatter
@@ -11,10 +12,13 @@ from .config import add_config_flag
 
 FORMATS = (
     "openai-chat",
+    "openai-responses",
     "anthropic",
+    "claude-agent",
     "otel",
     "openinference",
 )  # checked against the library's list in a test
+AUTO = "auto"
 DESCRIPTION = """\
 Convert agent logs into the sessions JSONL that grade reads. Each tool result the agent
 received becomes one reference (id = the tool call id), with its tool, arguments and, for
@@ -22,13 +26,21 @@ OpenTelemetry, the agent that made the call.
 
 formats:
   openai-chat  JSONL of {"id", "messages", "metadata"?}, Chat Completions messages
+  openai-responses  JSONL of {"id", "items", "metadata"?}: Responses API items as the
+               OpenAI Agents SDK's to_input_list() returns them (or {"id", "input",
+               "output"}: a request and its stored response)
   anthropic    JSONL of {"id", "system"?, "messages", "metadata"?}, Messages API blocks
                (tool_result, web_fetch and web_search server tool results, citations)
+  claude-agent Claude Agent SDK / Claude Code stream-json output or .jsonl transcripts:
+               one session per session_id, sub-agent (Task) results named by agent
   otel         OTLP JSON traces (the collector's file exporter), GenAI semantic
                conventions: one session per trace, references from the root agent
-               and every sub-agent
+               and every sub-agent; also the Vercel AI SDK's ai.* spans, as OTLP or
+               as a JS exporter's span array
   openinference  the same OTLP JSON under the OpenInference conventions (Arize Phoenix):
                AGENT / LLM / TOOL / RETRIEVER spans, flattened message attributes
+  auto         (or no FORMAT) each file in the format it looks like; a file no format
+               reads is one line saying what it looks like
 
 Bad records are named (file:line, or the trace id) and skipped; the rest are converted.
 The output is written to a temporary file and renamed into place; an input is never
@@ -43,9 +55,14 @@ def register(subparsers: Any) -> None:
         description=DESCRIPTION,
         formatter_class=DefaultsFormatter,
     )
-    p.add_argument("format", metavar="FORMAT", choices=FORMATS, help=" | ".join(FORMATS))
+    # FORMAT may be left out (= auto): argparse cannot tell an optional positional from the
+    # inputs after it, so the first word is read as FORMAT when it names one.
     p.add_argument(
-        "inputs", metavar="INPUT", nargs="+", help="log files, read in order (- for stdin)"
+        "inputs",
+        metavar="[FORMAT] INPUT",
+        nargs="+",
+        help=f"{' | '.join((*FORMATS, AUTO))} (default auto), then the log files, read in "
+        "order (- for stdin)",
     )
     p.add_argument(
         "--out",
@@ -72,15 +89,16 @@ def run_convert(args: argparse.Namespace) -> int:
     def report(exc: InputFileError) -> None:
         print(f"research-judge convert: {exc}", file=sys.stderr)
 
+    fmt, inputs = _format_and_inputs(args.inputs)
     options = ConvertOptions(stub_pattern=compile_stub_pattern(args.stub_pattern))
-    if args.inputs.count(STDIN) > 1:
+    if inputs.count(STDIN) > 1:
         raise ConfigError("'-' (standard input) can be given once")
-    if STDIN in args.inputs:
+    if STDIN in inputs:
         with spooled_stdin("stdin.log") as path:
-            inputs = [str(path) if i == STDIN else i for i in args.inputs]
-            stats = convert_files(args.format, inputs, args.out, options, on_error=report)
+            spooled: list[str | Path] = [str(path) if i == STDIN else i for i in inputs]
+            stats = convert_files(fmt, spooled, args.out, options, on_error=report)
     else:
-        stats = convert_files(args.format, args.inputs, args.out, options, on_error=report)
+        stats = convert_files(fmt, list(inputs), args.out, options, on_error=report)
     if not args.quiet:
         bad = f"; {len(stats.errors)} bad record(s) skipped (listed above)" if stats.errors else ""
         print(
@@ -91,3 +109,13 @@ def run_convert(args: argparse.Namespace) -> int:
             file=sys.stderr if args.out == "-" else sys.stdout,
         )
     return ExitCode.FAILED if stats.errors else ExitCode.OK
+
+
+def _format_and_inputs(words: list[str]) -> tuple[str, list[str]]:
+    from ..errors import ConfigError
+
+    if words[0] in (*FORMATS, AUTO):
+        if len(words) == 1:
+            raise ConfigError(f"convert {words[0]}: give at least one INPUT log file")
+        return words[0], words[1:]
+    return AUTO, words

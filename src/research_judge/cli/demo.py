@@ -11,7 +11,7 @@ from .config import add_config_flag
 
 
 def register(subparsers: Any) -> None:
-    from ..demo import DEFAULT_OUT
+    from ._demo import DEFAULT_OUT
 
     p = subparsers.add_parser(
         "demo",
@@ -33,6 +33,6 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..demo import run_demo
+    from ._demo import run_demo
 
     return run_demo(args.out)

@@ -42,8 +42,16 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--out", required=True, metavar="RESULTS.jsonl", help="results file (resumed)")
     judge = p.add_argument_group("judge")
-    judge.add_argument("--provider", default=_CLIENT.provider, help="openai or anthropic")
-    judge.add_argument("--model", required=True, help="judge model name, e.g. gpt-4.1-mini")
+    judge.add_argument(
+        "--provider",
+        default=_CLIENT.provider,
+        help="openai, anthropic, or baseline (no model, no key, no network: lexical overlap "
+        "and surface rules, a floor and a smoke test; see docs/baseline.md)",
+    )
+    judge.add_argument(
+        "--model",
+        help="judge model name, e.g. gpt-4.1-mini (required, except with --provider baseline)",
+    )
     judge.add_argument(
         "--base-url",
         help="API base URL for compatible servers (default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL)",

@@ -10,6 +10,20 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from .._canonical import content_hash
+from ..usage import Usage
+
+__all__ = [
+    "CallKind",
+    "JudgeClient",
+    "JudgeRequest",
+    "JudgeResponse",
+    "Material",
+    "Message",
+    "ReplyCheckListener",
+    "Role",
+    "Usage",
+    "forward_reply_checked",
+]
 
 Role = Literal["user", "assistant"]
 CallKind = Literal["counting", "scoring"]
@@ -107,20 +121,6 @@ class JudgeRequest:
             canonical = self.canonical(provider, model, variant)
             key = self._keys[provider, model, variant] = content_hash(canonical)
         return key
-
-
-@dataclass(frozen=True)
-class Usage:
-    input_tokens: int = 0
-    cached_input_tokens: int = 0
-    output_tokens: int = 0
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            self.input_tokens + other.input_tokens,
-            self.cached_input_tokens + other.cached_input_tokens,
-            self.output_tokens + other.output_tokens,
-        )
 
 
 @dataclass(frozen=True)

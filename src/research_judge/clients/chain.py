@@ -19,13 +19,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from ..errors import ConfigError
 from . import make_client
 from .base import JudgeClient
 from .batch import BatchClient, BatchCounters, BatchState
 from .cache import CachingClient
 from .recording import RecordingClient, ReplayClient
 from .resilience import ResilientClient
-from .settings import ClientSettings, RetryPolicy, default_cache_dir
+from .settings import BASELINE, ClientSettings, RetryPolicy, default_cache_dir
 
 __all__ = [
     "ClientSettings",
@@ -38,11 +39,16 @@ __all__ = [
 
 
 def build_client(
-    settings: ClientSettings, *, on_batch_change: Callable[[BatchCounters], None] | None = None
+    settings: ClientSettings,
+    *,
+    on_batch_change: Callable[[BatchCounters], None] | None = None,
+    local: JudgeClient | None = None,
 ) -> JudgeClient:
     """The whole chain for ``settings``; whoever builds it closes it (``await c.aclose()``).
 
-    ``on_batch_change`` is told whenever a batch changes state (batch mode only: progress)."""
+    ``on_batch_change`` is told whenever a batch changes state (batch mode only: progress).
+    ``local`` is a judge that runs in this process (the baseline judge, built by the caller,
+    which knows the prompts): it needs no retries and no cache, only the recording layer."""
     if settings.replay is not None:
         return ReplayClient(
             settings.replay,
@@ -50,6 +56,11 @@ def build_client(
             model=settings.model,
             variant=settings.variant,
         )
+    if local is not None:
+        return local if settings.record is None else RecordingClient(local, settings.record)
+    if settings.provider == BASELINE:
+        # It reads requests through the prompts, which only grade's own setup knows.
+        raise ConfigError("the baseline judge cannot sit on a --jury: grade with it alone")
     client: JudgeClient = make_client(
         settings.provider,
         settings.model,

@@ -28,15 +28,15 @@ import openai
 from pydantic import BaseModel, ConfigDict, ValidationError
 from yarl import URL
 
-from research_judge import __version__
+from research_judge._version import __version__
 from research_judge.clients import _http
 from research_judge.clients._http import DEFAULT_TIMEOUT, OpenAIMode
 from research_judge.clients._proxy import env_proxy, is_local
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
 from research_judge.clients.material import MATERIAL_HEADER, encode_material
+from research_judge.clients.text_limits import with_text_limits
 from research_judge.clients.variant import judge_variant
 from research_judge.errors import ApiError, ConfigError, JudgeRefusal, OutputTruncated
-from research_judge.judge.verdicts import with_text_limits
 
 TokenLimitField = Literal["max_completion_tokens", "max_tokens"]
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -51,7 +51,7 @@ class OpenAIClient:
     ``token_limit_field`` names the length cap sent; by default ``max_completion_tokens`` to
     OpenAI's own endpoints (its current models want it) and ``max_tokens`` to every other server
     (llama.cpp's ignores the newer field and generates to the end of its context). Other servers
-    also get the schema's free-text caps (``verdicts.TEXT_LIMITS``), which OpenAI's strict mode
+    also get the schema's free-text caps (``clients.text_limits``), which OpenAI's strict mode
     would refuse.
     ``send_material`` adds the request's material as a header (the SDK's ``extra_headers``), for
     test judges such as ``research-judge serve-fake`` (``research_judge.testing.fake_judge``);

@@ -39,6 +39,11 @@ def default_cache_dir() -> Path:
 
 _RETRY = RetryPolicy()
 
+BASELINE = "baseline"
+"""``--provider baseline``: the judge that is code, not a model (``research_judge.baseline``)."""
+BASELINE_MODEL = "lexical-1"
+"""Its model name: the rules' version, bumped whenever a rule or threshold changes."""
+
 DEFAULT_POLL_INTERVAL = 30.0
 """Seconds between two polls of a provider batch (``grade --batch-poll``)."""
 
@@ -69,7 +74,9 @@ class ClientSettings:
     send_material: bool = False
 
     def __post_init__(self) -> None:
-        if self.replay is None:
+        if self.provider == BASELINE:
+            self._check_baseline()
+        elif self.replay is None:
             # A replay answers as whatever provider made the recordings (tests use "scripted").
             check_choices(self.provider, self.model, self.mode)
         if self.concurrency < 1:
@@ -88,6 +95,26 @@ class ClientSettings:
         check_finite("--timeout", self.timeout)
         check_finite("--down-after", self.down_after, allow_minimum=True)
         check_base_url("--base-url", self.base_url)
+
+    def _check_baseline(self) -> None:
+        """The baseline judge runs in this process: settings for reaching a model mean nothing."""
+        if not self.model:
+            object.__setattr__(self, "model", BASELINE_MODEL)
+        if self.model != BASELINE_MODEL:
+            raise ConfigError(
+                f"the baseline judge's model is {BASELINE_MODEL!r} (its rules' version), "
+                f"not {self.model!r}: leave --model out"
+            )
+        for flag, value in (
+            ("--base-url", self.base_url),
+            ("--mode", self.mode),
+            ("--token-field", self.token_field),
+        ):
+            if value is not None:
+                raise ConfigError(f"{flag} means nothing to the baseline judge (no server)")
+        if self.batch or self.send_material:
+            flag = "--batch" if self.batch else "--send-material"
+            raise ConfigError(f"{flag} means nothing to the baseline judge (no server)")
 
     @property
     def resolved_cache_dir(self) -> Path:

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .._files import read_text
 from .._validation import parse_json_file
-from ..clients.base import Usage
+from ..usage import Usage
 
 TOKENS_PER_UNIT = 1_000_000  # prices are quoted per million tokens
 
@@ -115,6 +115,11 @@ class PriceTable:
             multiplier = user.batch_multiplier or multiplier
         # Read-only so a table shared by concurrent workers cannot be changed under them.
         return cls(as_of=as_of, models=MappingProxyType(models), batch_multiplier=multiplier)
+
+    def with_price(self, model: str, price: ModelPrice) -> PriceTable:
+        """The same table with ``model`` at ``price`` (the baseline judge is free)."""
+        models = {**self.models, model.strip().lower(): price}
+        return PriceTable(self.as_of, MappingProxyType(models), self.batch_multiplier, self.batch)
 
     def price_for(self, model: str) -> ModelPrice | None:
         """The exact name's price, else the price of the model it is a dated snapshot of.

@@ -14,16 +14,28 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
 
 from .._canonical import canonical_json
-from ..results.model import SCORE_NAMES
 
-if TYPE_CHECKING:
-    # Types only: this module must not import the clients package when it loads, because the
-    # clients (the scripted judge) take ``estimate_tokens`` from here.
-    from ..clients.base import CallKind, JudgeRequest
+
+class _Text(Protocol):
+    @property
+    def content(self) -> str: ...
+
+
+class Rendered(Protocol):
+    """What a token estimate reads of a request (``clients.base.JudgeRequest`` is one): cost sits
+    below the clients, which take ``estimate_tokens`` from here."""
+
+    @property
+    def system(self) -> str: ...
+    @property
+    def messages(self) -> Sequence[_Text]: ...
+    @property
+    def schema(self) -> Mapping[str, Any]: ...
+
 
 CHARS_PER_TOKEN = 4
 """Average characters per token for English prose (the estimate's only parameter)."""
@@ -82,12 +94,12 @@ def planning_tokens(text: str) -> int:
     )
 
 
-def planning_request_tokens(request: JudgeRequest) -> int:
+def planning_request_tokens(request: Rendered) -> int:
     """``estimate_request`` with ``planning_tokens``: what the planner fits into the window."""
     return _request_tokens(request, planning_tokens)
 
 
-def estimate_request(request: JudgeRequest) -> int:
+def estimate_request(request: Rendered) -> int:
     """Input tokens of one request: system prompt, every message, and the reply's JSON schema.
 
     The schema counts because both providers put it in the model's context (OpenAI's strict
@@ -96,7 +108,7 @@ def estimate_request(request: JudgeRequest) -> int:
     return _request_tokens(request, estimate_tokens)
 
 
-def _request_tokens(request: JudgeRequest, tokens: Callable[[str], int]) -> int:
+def _request_tokens(request: Rendered, tokens: Callable[[str], int]) -> int:
     """Tokens of a request's system prompt, messages (each with its framing) and schema, as
     ``tokens`` counts text."""
     total = tokens(request.system) + MESSAGE_OVERHEAD_TOKENS
@@ -106,11 +118,14 @@ def _request_tokens(request: JudgeRequest, tokens: Callable[[str], int]) -> int:
     return total
 
 
-def estimate_output_tokens(call: CallKind | str, n_references: int, n_claims_guess: int) -> int:
+def estimate_output_tokens(
+    call: str, n_references: int, n_claims_guess: int, n_criteria: int = 0
+) -> int:
     """Rough reply size of one call.
 
     counting: two verdict objects per reference plus one per claim; it grows with the
-    trajectory. scoring: one object per score criterion, whatever the session's size.
+    trajectory. scoring: one object per score criterion (``n_criteria``, the judge's
+    ``SCORE_NAMES``), whatever the session's size.
     """
     if n_references < 0 or n_claims_guess < 0:
         raise ValueError("n_references and n_claims_guess must be >= 0")
@@ -121,7 +136,7 @@ def estimate_output_tokens(call: CallKind | str, n_references: int, n_claims_gue
             + TOKENS_PER_CLAIM_VERDICT * n_claims_guess
         )
     if call == "scoring":
-        return REPLY_ENVELOPE_TOKENS + TOKENS_PER_SCORE * len(SCORE_NAMES)
+        return REPLY_ENVELOPE_TOKENS + TOKENS_PER_SCORE * n_criteria
     raise ValueError(f"unknown call kind {call!r}: expected 'counting' or 'scoring'")
 
 

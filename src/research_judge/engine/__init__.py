@@ -14,17 +14,17 @@ if TYPE_CHECKING:
     from ..clients.cache import CachingClient
     from ..clients.resilience import AdaptiveLimiter, ResilientClient
     from ..clients.settings import RetryPolicy
-    from ..cost.estimate import Budget, Estimate, Estimator
+    from ..judge.estimate import Budget, Estimate, Estimator
     from .run import RunOptions, RunStats, grade_file, grade_sessions
     from .select import Selection, parse_where
 
 # name -> module that defines it
 _EXPORTS = {
     "AdaptiveLimiter": "..clients.resilience",
-    "Budget": "..cost.estimate",
+    "Budget": "..judge.estimate",
     "CachingClient": "..clients.cache",
-    "Estimate": "..cost.estimate",
-    "Estimator": "..cost.estimate",
+    "Estimate": "..judge.estimate",
+    "Estimator": "..judge.estimate",
     "ResilientClient": "..clients.resilience",
     "RetryPolicy": "..clients.settings",
     "RunOptions": ".run",

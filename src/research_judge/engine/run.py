@@ -15,7 +15,6 @@ from typing import Any
 
 from ..clients.base import JudgeRequest
 from ..clients.settings import ClientSettings
-from ..cost.estimate import Budget
 from ..errors import (
     ConfigError,
     ContentRefError,
@@ -24,6 +23,7 @@ from ..errors import (
     OutputError,
     ProviderDownError,
 )
+from ..judge.estimate import Budget
 from ..judge.grader import Judge
 from ..results.model import Result
 from ..results.output import ExistingResults, ResultsFile

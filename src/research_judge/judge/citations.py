@@ -38,10 +38,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..results.model import CitationSummary, ClaimCitation
 from ..sessions.citations import ReferenceIndex
 from ..sessions.model import Session
 from .evidence import fold
+from .record import CitationSummary, ClaimCitation
 
 STATUSES = ("correct", "misattributed", "unsupported", "fabricated", "uncited", "ungrounded")
 _CITED = ("correct", "misattributed", "unsupported", "fabricated")

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..cost.tokens import estimate_tokens
-from ..results.model import ContextInfo, NotJudgedClaim
 from ..sessions.model import Reference, Session
+from .record import ContextInfo, NotJudgedClaim
 from .verdicts import Verdict
 
 if TYPE_CHECKING:

@@ -40,17 +40,6 @@ from ..errors import (
     ReplayMissError,
     ResearchJudgeError,
 )
-from ..results.model import (
-    AnswerStats,
-    CriterionScore,
-    EvidenceSummary,
-    JudgeInfo,
-    PromptRef,
-    Ratios,
-    Result,
-    UsageInfo,
-    VerdictRecord,
-)
 from ..safety import jsonin
 from ..sessions.model import Session
 from .citations import Claim, audit_citations
@@ -61,6 +50,17 @@ from .markers import marker_nonce
 from .planning import Planner, Unplannable
 from .policy import VerdictPolicy
 from .prompts import PromptSet
+from .record import (
+    AnswerStats,
+    CriterionScore,
+    EvidenceSummary,
+    JudgeInfo,
+    PromptRef,
+    Ratios,
+    Result,
+    UsageInfo,
+    VerdictRecord,
+)
 from .settings import JudgeSettings
 
 __all__ = ["Judge", "JudgeSettings"]

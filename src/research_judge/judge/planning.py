@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..clients.base import JudgeRequest, Material, Message
+from ..clients.text_limits import TEXT_LIMITS
 from ..cost.tokens import (
     estimate_output_tokens,
     guess_claim_count,
@@ -44,7 +45,7 @@ from ..sessions.model import Reference, Session
 from .markers import marker_nonce
 from .prompts import PromptPair, PromptSet
 from .settings import MIN_SCORING_TOKENS
-from .verdicts import COUNTING_SCHEMA, SCORE_NAMES, TEXT_LIMITS
+from .verdicts import COUNTING_SCHEMA, SCORE_NAMES
 
 QUOTE_CHARS = 300
 """The longest quote the counting prompts allow ("Keep each quote under 300 characters");
@@ -81,7 +82,7 @@ CLAIM_VERDICT_TOKENS = _verdict_tokens(claim=True)
 
 def _scoring_reply_tokens() -> int:
     """Planning tokens of a scoring reply at its largest: every criterion's reasoning and
-    evidence as long as the schema's ``maxLength`` allows (``verdicts.TEXT_LIMITS``)."""
+    evidence as long as the schema's ``maxLength`` allows (``clients.text_limits``)."""
     score = {
         "criterion": max(SCORE_NAMES, key=len),
         "reasoning": "x" * TEXT_LIMITS["reasoning"],

@@ -17,7 +17,7 @@ from .._toml import read_toml
 from ..errors import ConfigError
 
 if TYPE_CHECKING:  # only types: the grade flags read this module's defaults at --help time
-    from ..results.model import PassFail, Ratios
+    from .record import PassFail, Ratios
     from .verdicts import Score
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..results.model import Ratios
+from .record import Ratios
 
 
 def compute_ratios(n_references: int, answers: Sequence[tuple[str, bool]]) -> Ratios:

@@ -28,9 +28,9 @@ from .._canonical import content_hash
 from ..clients.base import JudgeRequest
 from ..clients.jury import JuryClient
 from ..errors import ConfigError
-from ..results.model import Ratios, Repeats, Result, Sample, UsageInfo
 from ..sessions.model import Session
 from .grader import Judge
+from .record import Ratios, Repeats, Result, Sample, UsageInfo
 
 AGGREGATION = (
     "verdict: majority of samples (a tie fails); ratios: mean; scores: lower median; "

@@ -30,7 +30,7 @@ class AgentTree:
         self._is_agent = is_agent
         self._name_of = name_of
         # span id -> span id of the nearest agent above it (not the span itself)
-        self.agent_of = {s.span_id: self._agent_above(s) for s in self.spans}
+        self.agent_of = self._agents_above()
         self.agents = [s for s in self.spans if is_agent(s)]
         self.roots = [a for a in self.agents if self.agent_of[a.span_id] is None]
 
@@ -69,12 +69,33 @@ class AgentTree:
             "metadata": meta,
         }
 
-    def _agent_above(self, span: Span) -> str | None:
-        seen = {span.span_id}
-        parent = self.by_id.get(span.parent_id or "")
-        while parent is not None and parent.span_id not in seen:
-            if self._is_agent(parent):
-                return parent.span_id
-            seen.add(parent.span_id)
-            parent = self.by_id.get(parent.parent_id or "")
-        return None
+    def _agents_above(self) -> dict[str, str | None]:
+        """Every span's nearest agent ancestor, in time linear in the number of spans: each
+        span's answer is its parent's (or the parent itself, if an agent), found once and kept.
+        No recursion (a chain of 8,000 spans is no deeper for Python than one), and a parent
+        cycle in a malformed trace ends the climb instead of looping."""
+        above: dict[str, str | None] = {}
+        for span in self.spans:
+            chain: list[str] = []  # spans climbed through whose answer is not known yet
+            on_chain: set[str] = set()
+            current: Span | None = span
+            found: str | None = None
+            while current is not None and current.span_id not in above:
+                if current.span_id in on_chain:  # a cycle: nothing above it is an agent
+                    break
+                chain.append(current.span_id)
+                on_chain.add(current.span_id)
+                parent = self.by_id.get(current.parent_id or "")
+                if parent is None:
+                    break
+                if self._is_agent(parent):
+                    found = parent.span_id
+                    break
+                current = parent
+            else:
+                if current is not None:
+                    found = above[current.span_id]
+            # Every span climbed through has the same nearest agent above: the one found.
+            for span_id in chain:
+                above[span_id] = found
+        return above

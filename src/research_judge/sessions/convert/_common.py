@@ -24,6 +24,15 @@ class RecordError(ValueError):
     """One record cannot become a session; the message says why, in the log's own terms."""
 
 
+# A value of a shape no converter check foresaw (a number where text belongs, deep in a
+# record) must still be one record's error, never a crash that loses every other record.
+SHAPE_ERRORS = (TypeError, AttributeError, KeyError, IndexError, ValueError)
+
+
+def unexpected(exc: Exception) -> str:
+    return f"a value of an unexpected type or shape ({type(exc).__name__}: {exc})"
+
+
 @dataclass(frozen=True)
 class ConvertOptions:
     # A tool result matching this pattern in full is a stub for text kept in storage; its named
@@ -75,6 +84,9 @@ def jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any] | InputFileE
             except RecursionError:
                 yield number, InputFileError(path, "not valid JSON: nested too deeply", number)
                 continue
+            except ValueError as exc:  # an integer of more digits than Python converts
+                yield number, InputFileError(path, f"not readable JSON: {exc}", number)
+                continue
             if not isinstance(value, dict):
                 yield (
                     number,
@@ -89,14 +101,14 @@ def jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any] | InputFileE
 class ToolCalls:
     """The tool calls of one JSONL record, by id, and which of them still wait for a result."""
 
-    def __init__(self, call: str, result: str) -> None:
+    def __init__(self, call: str, result: str, at: str = "messages[{}]") -> None:
         # How the log names a call and its result, for the error: "tool call", "tool message
-        # with tool_call_id".
-        self._call, self._result = call, result
+        # with tool_call_id"; ``at`` where the call was made (its message index, or line).
+        self._call, self._result, self._at = call, result, at
         self._calls: dict[str, tuple[str | None, Any]] = {}
-        self._waiting: dict[str, int] = {}  # call id -> index of the message that made it
+        self._waiting: dict[str, int | str] = {}  # call id -> index of the message that made it
 
-    def asked(self, call_id: str, index: int, tool: str | None, args: Any) -> None:
+    def asked(self, call_id: str, index: int | str, tool: str | None, args: Any) -> None:
         self._calls[call_id] = (tool, args)
         self._waiting[call_id] = index
 
@@ -111,7 +123,8 @@ class ToolCalls:
         if self._waiting:
             raise RecordError(
                 "; ".join(
-                    f"messages[{index}]: {self._call} {call_id!r} ({self._calls[call_id][0]}) "
+                    f"{self._at.format(index)}: {self._call} {call_id!r} "
+                    f"({self._calls[call_id][0]}) "
                     f"has no result (no {self._result} {call_id!r})"
                     for call_id, index in self._waiting.items()
                 )
@@ -173,6 +186,16 @@ def url_argument(args: Any) -> str | None:
         url = args.get("url")
         return url if isinstance(url, str) and url else None
     return None
+
+
+def part_text(part: Mapping[str, Any], where: str) -> str:
+    """A text part's ``text``; anything but a string there is an error naming the part."""
+    text = part.get("text", "")
+    if not isinstance(text, str):
+        raise RecordError(
+            f"{where}: a text part's 'text' must be a string, got {type(text).__name__}"
+        )
+    return text
 
 
 def as_text(value: Any) -> str:

@@ -11,35 +11,15 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ...errors import InputFileError
 from ._common import RecordError
+from ._otlp_model import Span, Trace
+from ._spanarray import js_span, looks_like_span
 
-
-@dataclass
-class Span:
-    trace_id: str
-    span_id: str
-    parent_id: str | None
-    name: str
-    start: int
-    attributes: dict[str, Any]
-    resource: dict[str, Any]
-
-    @property
-    def operation(self) -> str | None:
-        op = self.attributes.get("gen_ai.operation.name")
-        return op if isinstance(op, str) else None
-
-
-@dataclass
-class Trace:
-    trace_id: str
-    path: Path  # the file of its first span, for messages
-    spans: list[Span] = field(default_factory=list)
+__all__ = ["Span", "Trace", "read_traces"]
 
 
 # --- reading OTLP JSON ---------------------------------------------------------------------
@@ -79,8 +59,11 @@ def read_traces(paths: list[Path]) -> Iterator[Trace | InputFileError]:
             yield trace
 
 
-def _trace_ids(document: dict[str, Any]) -> set[str]:
-    """The trace ids an export names anywhere a span may stand, however malformed around them."""
+def _trace_ids(document: Any) -> set[str]:
+    """The trace ids a document names anywhere a span may stand, however malformed around them."""
+    if isinstance(document, list) or "resourceSpans" not in document:
+        spans = _dicts(document if isinstance(document, list) else [document])
+        return {s["traceId"] for s in spans if isinstance(s.get("traceId"), str) and s["traceId"]}
     found: set[str] = set()
     for resource_spans in _dicts(document.get("resourceSpans")):
         for scope_spans in _dicts(resource_spans.get("scopeSpans")):
@@ -94,27 +77,50 @@ def _dicts(value: Any) -> list[dict[str, Any]]:
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
-def _documents(path: Path) -> Iterator[tuple[int, dict[str, Any] | InputFileError]]:
-    """The file exporter writes one JSON object per line, read one at a time; a pretty-printed
-    single document (a file whose first line is ``{`` or ``[``) is read whole."""
+_Document = dict[str, Any] | list[Any]
+
+
+def _documents(path: Path) -> Iterator[tuple[int, _Document | InputFileError]]:
+    """The file exporter writes one JSON object per line, read one at a time (a line that is not
+    UTF-8 is an error for that line only); a pretty-printed single document (a file whose first
+    line is ``{`` or ``[``) is read whole."""
     try:
-        handle = path.open(encoding="utf-8-sig")
-        with handle:
-            first = handle.readline()
-            if first.strip() in ("{", "["):
-                chunks: Iterator[tuple[int, str]] = iter([(1, first + handle.read())])
-                yield from _parsed(path, chunks)
-            else:
-                lines = enumerate(itertools.chain([first], handle), start=1)
-                yield from _parsed(path, ((n, line) for n, line in lines if line.strip()))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputFileError(path, f"cannot read trace file: {exc}") from exc
+        handle = path.open("rb")
+    except OSError as exc:
+        raise InputFileError(path, f"cannot read trace file: {exc.strerror or exc}") from exc
+    with handle:
+        first = handle.readline()
+        if first.strip().removeprefix(b"\xef\xbb\xbf") in (b"{", b"["):
+            whole = first + handle.read()
+            try:
+                text = whole.decode("utf-8-sig")
+            except UnicodeDecodeError as exc:
+                line = whole[: exc.start].count(b"\n") + 1
+                yield line, InputFileError(path, f"not valid UTF-8 (byte {exc.start + 1})", line)
+                return
+            yield from _parsed(path, iter([(1, text)]))
+            return
+        yield from _parsed(path, _lines(path, itertools.chain([first], handle)))
+
+
+def _lines(path: Path, raw: Iterator[bytes]) -> Iterator[tuple[int, str | InputFileError]]:
+    for number, line in enumerate(raw, start=1):
+        try:
+            text = line.decode("utf-8-sig" if number == 1 else "utf-8")
+        except UnicodeDecodeError as exc:
+            yield number, InputFileError(path, f"not valid UTF-8 (byte {exc.start + 1})", number)
+            continue
+        if text.strip():
+            yield number, text
 
 
 def _parsed(
-    path: Path, chunks: Iterator[tuple[int, str]]
-) -> Iterator[tuple[int, dict[str, Any] | InputFileError]]:
+    path: Path, chunks: Iterator[tuple[int, str | InputFileError]]
+) -> Iterator[tuple[int, _Document | InputFileError]]:
     for number, chunk in chunks:
+        if isinstance(chunk, InputFileError):
+            yield number, chunk
+            continue
         try:
             value = json.loads(chunk)
         except json.JSONDecodeError as exc:
@@ -125,6 +131,9 @@ def _parsed(
         except RecursionError:
             yield number, InputFileError(path, "not valid JSON: nested too deeply", number)
             continue
+        except ValueError as exc:  # an integer of more digits than Python converts
+            yield number, InputFileError(path, f"not readable JSON: {exc}", number)
+            continue
         problem = _not_an_export(value)
         if problem is not None:
             yield number, InputFileError(path, problem, number)
@@ -133,12 +142,16 @@ def _parsed(
 
 
 def _not_an_export(value: Any) -> str | None:
-    """What keeps a parsed JSON document from being an OTLP export, if anything."""
+    """What keeps a parsed JSON document from being spans to read, if anything."""
     if isinstance(value, list):
+        if value and all(looks_like_span(item) for item in value):
+            return None  # a JS exporter's span array
         return (
-            "a JSON array, not an OTLP export object "
+            "a JSON array, not an OTLP export object or an array of spans "
             '(the file exporter writes one {"resourceSpans": [...]} object per line)'
         )
+    if looks_like_span(value):
+        return None  # one span object per line
     if not isinstance(value, dict) or value.get("resourceSpans") is None:
         return "not an OTLP export (no 'resourceSpans' list)"
     if not isinstance(value["resourceSpans"], list):
@@ -146,8 +159,16 @@ def _not_an_export(value: Any) -> str | None:
     return None
 
 
-def _spans(document: dict[str, Any]) -> Iterator[Span]:
-    """Every span of an export; a part of the wrong shape is named by its path in the export."""
+def _spans(document: _Document) -> Iterator[Span]:
+    """Every span of an export (or span array); a part of the wrong shape is named by its path
+    in the export."""
+    if isinstance(document, list):
+        for n, raw in enumerate(document):
+            yield js_span(raw, f"[{n}]")
+        return
+    if "resourceSpans" not in document:
+        yield js_span(document, "the span")
+        return
     for r, item in enumerate(document["resourceSpans"]):
         at = f"resourceSpans[{r}]"
         resource_spans = _object(item, at)

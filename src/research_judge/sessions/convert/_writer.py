@@ -56,7 +56,10 @@ class SessionsWriter:
         return self
 
     def write(self, session: dict[str, Any]) -> None:
-        line = json.dumps(session, ensure_ascii=False) + "\n"
+        self.write_line(json.dumps(session, ensure_ascii=False, allow_nan=False) + "\n")
+
+    def write_line(self, line: str) -> None:
+        """One session, already serialised (one JSON line ending in a newline)."""
         try:
             if self._handle is None:  # stdout
                 sys.stdout.write(line)

@@ -26,6 +26,7 @@ from ._common import (
     ToolCalls,
     as_text,
     call_title,
+    part_text,
     reference,
     require,
     url_argument,
@@ -47,7 +48,9 @@ def convert_record(record: dict[str, Any], options: ConvertOptions) -> SessionDi
             raise RecordError(f"messages[{index}] is not an object")
         blocks = _blocks(message.get("content"), index)
         role = message.get("role")
-        text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+        text = "".join(
+            part_text(b, f"messages[{index}]") for b in blocks if b.get("type") == "text"
+        )
         if role == "user" and question is None and text.strip():
             question = text
         if role == "assistant" and text.strip():
@@ -263,3 +266,12 @@ _RESULTS = {
     "web_fetch_tool_result": _web_fetch,
     "web_search_tool_result": _web_search,
 }
+
+
+def result_reference(
+    call_id: str, block: dict[str, Any], tool: str | None, args: Any, options: ConvertOptions
+) -> dict[str, Any]:
+    """The reference one result block (``tool_result``, a server tool's ``*_tool_result``)
+    becomes; shared with ``claude-agent``, whose messages hold the same blocks."""
+    build = _RESULTS.get(str(block.get("type")), _tool_result)
+    return build(call_id, block, tool, args, options)

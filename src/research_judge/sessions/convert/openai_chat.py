@@ -21,6 +21,7 @@ from ._common import (
     ToolCalls,
     call_title,
     parse_arguments,
+    part_text,
     reference,
     require,
     url_argument,
@@ -134,7 +135,7 @@ def _text(content: Any, index: int) -> str:
         return content
     if isinstance(content, list):
         return "".join(
-            part.get("text", "")
+            part_text(part, f"messages[{index}]")
             for part in content
             if isinstance(part, dict) and part.get("type") == "text"
         )

@@ -90,12 +90,16 @@ def convert_trace(trace: Trace, options: ConvertOptions) -> SessionDict:
                 if message.get("message.role") == "tool" and tool_call_id:
                     tool_name = _str(message.get("message.name"))
                     add(tool_call_id, span, tool_name, None, _content(message))
-            for message in _messages(span, "llm.output_messages"):
-                for call in _indexed(message, "message.tool_calls"):
-                    if asked := _str(call.get("tool_call.id")):
-                        name = _str(call.get("tool_call.function.name"))
-                        args = parse_arguments(call.get("tool_call.function.arguments"))
-                        requested.setdefault(asked, (name, args, tree.owner_name(span)))
+            # The calls: in the output messages, and in the assistant messages of the input
+            # history (the call of a tool message there, when the LLM span that made it is
+            # not in the trace or did not record its output).
+            for key in ("llm.output_messages", "llm.input_messages"):
+                for message in _messages(span, key):
+                    for call in _indexed(message, "message.tool_calls"):
+                        if asked := _str(call.get("tool_call.id")):
+                            name = _str(call.get("tool_call.function.name"))
+                            args = parse_arguments(call.get("tool_call.function.arguments"))
+                            requested.setdefault(asked, (name, args, tree.owner_name(span)))
     # A call the model asked for: its name and arguments complete a result that lacks them, and
     # one that no span or message answered is named, never left out unnoticed.
     missing = []

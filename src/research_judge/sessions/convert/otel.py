@@ -9,6 +9,7 @@ every span belongs to its nearest agent ancestor.
   ``gen_ai.tool.call.id``, ``gen_ai.tool.name``, ``gen_ai.tool.call.arguments``,
   ``gen_ai.tool.call.result``) and ``tool_call_response`` parts of any chat span's input messages,
   from the root agent and every sub-agent; each says which agent and tool produced it.
+A trace of the Vercel AI SDK's own ``ai.*`` spans is read by ``_vercel`` instead.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from . import _vercel
 from ._agents import AgentTree
 from ._common import (
     ConvertOptions,
@@ -34,6 +36,8 @@ CHAT_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
 
 
 def convert_trace(trace: Trace, options: ConvertOptions) -> SessionDict:
+    if _vercel.is_vercel(trace):  # the AI SDK's own ai.* spans, not the GenAI conventions
+        return _vercel.convert_trace(trace, options)
     tree = AgentTree(trace, _is_agent, _agent_name)
     spans = tree.spans
     root = tree.roots[0] if tree.roots else None

@@ -28,7 +28,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 DEFAULT_OUT = Path("research-judge-demo")
 # Written into every demo folder: only a folder holding it is ever emptied by a later demo.
@@ -42,7 +42,7 @@ def fixtures_dir() -> Path:
     packaged = Path(str(resources.files("research_judge"))) / "_fixtures"
     if packaged.is_dir():
         return packaged
-    return Path(__file__).resolve().parents[2] / "fixtures"
+    return Path(__file__).resolve().parents[3] / "fixtures"
 
 
 class DemoFailed(Exception):
@@ -95,7 +95,7 @@ def run_demo(out: Path = DEFAULT_OUT, stream: TextIO | None = None) -> int:
 
 
 def _step(stream: TextIO, title: str, *args: str, ok: Sequence[int] = (0,)) -> int:
-    from .cli import main as research_judge
+    from . import main as research_judge
 
     print(f"\n=== {title}\n$ research-judge {shlex.join(args)}", file=stream, flush=True)
     code = research_judge(list(args))
@@ -188,7 +188,7 @@ def _fixture_module(out: Path, name: str) -> Any:
 
 
 def _agent_logs(out: Path, fix: Path, stream: TextIO) -> None:
-    from .results.model import read_results
+    from ..results.model import read_results
 
     logs_module = _fixture_module(out, "agent_logs")
     logs = fix / "agent_logs"
@@ -232,7 +232,7 @@ def _num(value: float | None) -> str:
 
 
 def _harness(out: Path, fix: Path, stream: TextIO) -> None:
-    from .harness import format_report, load_agent, read_tasks, run_tasks
+    from ..harness import format_report, load_agent, read_tasks, run_tasks
 
     tasks = fix / "tasks" / "tasks.jsonl"
     # The agents live in the copied fixtures: importable as fixtures.tasks.agents from ``out``.

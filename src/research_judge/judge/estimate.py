@@ -11,14 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..clients.base import JudgeRequest, Usage
+from ..clients.base import JudgeRequest
+from ..cost.prices import PriceTable
+from ..cost.tokens import estimate_output_tokens, estimate_request, guess_claim_count
 from ..errors import ConfigError
-from ..judge.grader import Judge
-from ..judge.planning import Unplannable
 from ..safety.settings import check_finite
 from ..sessions.model import Session
-from .prices import PriceTable
-from .tokens import estimate_output_tokens, estimate_request, guess_claim_count
+from ..usage import Usage
+from .grader import Judge
+from .planning import Unplannable
+from .verdicts import SCORE_NAMES
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,7 @@ class Estimator:
         k = self.judge.samples_per_call  # each call is sent K times with `grade --repeats K`
         input_tokens = k * (estimate_request(scoring) + sum(estimate_request(r) for r, _ in packs))
         output_tokens = k * (
-            estimate_output_tokens("scoring", 0, 0)
+            estimate_output_tokens("scoring", 0, 0, len(SCORE_NAMES))
             + sum(estimate_output_tokens("counting", shown, claims) for _, shown in packs)
         )
         cost = None

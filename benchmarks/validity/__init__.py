@@ -1,0 +1,1 @@
+"""ExpertQA validity benchmark (see run.py)."""
