@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from research_judge.cli import main
-from research_judge.engine.select import parse_shard, shard_of
 from research_judge.errors import ConfigError, ExitCode
 from research_judge.results.model import read_results
+from research_judge.sessions.shards import parse_shard, shard_of
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SESSIONS = FIXTURES / "sessions.jsonl"

@@ -33,7 +33,7 @@ from ..engine import (
     parse_where,
 )
 from ..engine.progress import Progress
-from ..engine.select import parse_shard, selected_sessions
+from ..engine.select import selected_sessions
 from ..errors import (
     ConfigError,
     ContentRefError,
@@ -49,6 +49,7 @@ from ..results.model import Result, iter_results
 from ..results.rows import ResultRow, iter_rows
 from ..results.summary import Summary, format_summary, summarize
 from ..safety import check_distinct, check_finite, check_output_target
+from ..sessions.shards import parse_shard
 from ..sessions.store import open_store, resolve_session
 from ._batch import (
     BatchProgress,

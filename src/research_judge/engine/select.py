@@ -15,28 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError, InputFileError
+from ..sessions.shards import shard_of
 
 if TYPE_CHECKING:  # the grade flags read Selection's defaults at --help time: no pydantic then
     from ..sessions.model import Session
-
-
-def shard_of(session_id: str, count: int) -> int:
-    """The shard (1..count) a session belongs to: a hash of its id alone, so the split is the
-    same on every machine, in every rerun and whatever the file's order."""
-    digest = hashlib.sha256(f"shard\0{session_id}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") % count + 1
-
-
-def parse_shard(text: str) -> tuple[int, int]:
-    """``"2/8"`` -> ``(2, 8)``: shard I of N, 1 <= I <= N."""
-    index, sep, count = text.partition("/")
-    try:
-        i, n = int(index), int(count)
-    except ValueError:
-        raise ConfigError(f"--shard takes I/N (e.g. 2/8), got {text!r}") from None
-    if not sep or n < 1 or not 1 <= i <= n:
-        raise ConfigError(f"--shard takes I/N with 1 <= I <= N, got {text!r}")
-    return i, n
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Join the results of ``grade --shard I/N`` runs into one results file, in input order.
 
 Each shard's results are in the order of the sessions file, restricted to that shard's sessions
-(``engine.select.shard_of``). The sessions file then says the order of the whole: for each of
+(``sessions.shards.shard_of``). The sessions file then says the order of the whole: for each of
 its ids in turn, the shard the id hashes to must have it as its next line, or not have it at all
 (a session that shard's run left out: a bad line, a --where or --sample, a run not finished).
 Nothing is held but one line per shard, so a million results merge in constant memory.
@@ -22,8 +22,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .._files import atomic_file
 from .._validation import describe_validation_error
-from ..engine.select import shard_of
 from ..errors import ConfigError, InputFileError
+from ..sessions.shards import shard_of
 from .model import JudgeInfo
 
 
