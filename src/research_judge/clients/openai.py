@@ -7,14 +7,15 @@ Servers disagree on structured output, so the way the schema is sent is a ``mode
 - ``tool``: one function tool whose parameters are the schema, forced with ``tool_choice``.
 
 Each call goes through the ``openai`` SDK's low-level ``post("/chat/completions", body=...,
-cast_to=httpx2.Response)`` (its auth, errors and transport; not ``create``'s per-request
-TypedDict transform nor its typed response) on the SDK's aiohttp transport, with the SDK's own
-retries off: the engine retries, using the ``retry_after`` our errors carry. The body is built
-once here and the reply is read with our own small pydantic models, because compatible servers
-vary in everything the judge does not read. The SDK reads ``OPENAI_ORG_ID`` and ``OPENAI_PROJECT_ID`` itself; the key and base URL are
-resolved here so a missing one is a clear configuration error. The proxy (``_proxy.env_proxy``)
-and the TLS trust (``httpx2.create_ssl_context``: ``SSL_CERT_FILE``/``SSL_CERT_DIR``, certifi)
-are read once from the environment when the client is built.
+cast_to=httpx2.Response)`` (its auth, errors and transport; not ``create``'s per-request TypedDict
+transform nor its typed response) on the SDK's aiohttp transport, with the SDK's own retries off:
+the engine retries, using the ``retry_after`` our errors carry. The body is built once here and the
+reply is read with our own small pydantic models, because compatible servers vary in everything the
+judge does not read. The SDK reads ``OPENAI_ORG_ID`` and ``OPENAI_PROJECT_ID`` itself; the key and
+base URL are resolved here so a missing one is a clear configuration error. The proxy
+(``_proxy.env_proxy``) and the TLS trust (``httpx2.create_ssl_context``:
+``SSL_CERT_FILE``/``SSL_CERT_DIR``, certifi) are read once from the environment when the client is
+built.
 """
 
 from __future__ import annotations
