@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError, InputFileError
-from ..sessions.shards import shard_of
 
 if TYPE_CHECKING:  # the grade flags read Selection's defaults at --help time: no pydantic then
     from ..sessions.model import Session
@@ -33,8 +32,12 @@ class Selection:
             raise ConfigError(f"--sample must be at least 1, got {self.sample}")
 
     def matches(self, session: Session) -> bool:
-        if self.shard is not None and shard_of(session.id, self.shard[1]) != self.shard[0]:
-            return False
+        if self.shard is not None:
+            # Imported here: `grade --help` reads Selection's defaults; sessions/ is pydantic.
+            from ..sessions.shards import shard_of
+
+            if shard_of(session.id, self.shard[1]) != self.shard[0]:
+                return False
         return all(str(session.metadata.get(k)) == v for k, v in self.where.items())
 
     def sample_key(self, session_id: str) -> bytes:
