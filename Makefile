@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
 .PHONY: test lint typecheck pytest demo bench bench-long bench-scale bench-validity fit-baseline \
-  clean test-local clean-local
+  clean test-local clean-local test-sdk-types
 
 # The opt-in local lane (not part of `make test`): llama.cpp's Python server with a 135M model.
 # llama-cpp-python ships only as an sdist: its wheel is built once (minutes, niced) and cached
@@ -41,6 +41,12 @@ test: lint typecheck pytest
 
 demo: $(STAMP)
 	$(BIN)/python scripts/demo.py
+
+# The agent-log fixtures checked against claude-agent-sdk's own message parser: a ~180 MB wheel
+# (it bundles the Claude Code CLI), so it is an extra of its own, not part of `dev`.
+test-sdk-types: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,claude-agent-types]'
+	$(BIN)/pytest -q tests/test_convert_agent_sdks.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -17,8 +18,12 @@ from typing import Any
 
 import pytest
 
+from research_judge.baseline import BaselineClient
+from research_judge.clients.base import CallKind, JudgeRequest, Message
+from research_judge.judge.prompts import PromptSet
 from research_judge.sessions.model import Session
 from research_judge.testing import FakeJudge, FakeOpenAIServer
+from research_judge.testing.fake_batches import FakeBatchServer
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 
@@ -265,3 +270,55 @@ def test_the_fit_keeps_the_threshold_with_the_best_kappa_and_checks_the_shipped_
     assert (threshold, agreement) == (0.3, 5 / 6) and kappa == pytest.approx(2 / 3)
     rows = {t: k for t, k, _ in rows}
     assert rows[0.05] == pytest.approx(0.0)  # every claim grounded: no better than chance
+
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("EXPERTQA_DIR", REPO.parent / "shared" / "data" / "expertqa"))
+
+
+@pytest.mark.skipif(
+    not (SHARED / "rand_val.jsonl").is_file(), reason="ExpertQA's validation split not here"
+)
+def test_the_figures_the_docs_quote_are_what_a_run_prints(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run.main(["--data", str(SHARED), "--out", str(tmp_path)]) == 0
+    table = table_of(capsys.readouterr().out)
+    docs = (REPO / "docs" / "validity-benchmark.md").read_text(encoding="utf-8")
+    quoted = docs.split("## The baseline judge on the validation split")[1].split("```")[1]
+    assert quoted.strip("\n") == table.split("\n\n", 1)[1].strip("\n")
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("**Against ExpertQA's experts**")[1].split("Barely above")[0]
+    cells = [
+        c.strip() for row in section.splitlines() if row.startswith("| ") for c in row.split("|")
+    ]
+    figures = [c.split(", kappa ")[0] for c in cells if c[:1] in "+-0123456789" and "[" in c]
+    assert len(figures) == 8
+    assert all(f in table for f in figures), [f for f in figures if f not in table]
+
+
+def baseline_behind_http(body: dict[str, Any]) -> str:
+    """A batch line answered by the baseline rules, read from the body as any server reads it."""
+    messages = body["messages"]
+    system = next(m["content"] for m in messages if m["role"] == "system")
+    user = next(m["content"] for m in messages if m["role"] == "user")
+    name = body["response_format"]["json_schema"]["name"]
+    call: CallKind = "counting" if name == "counting_verdicts" else "scoring"
+    request = JudgeRequest(call, system, (Message("user", user),), name, {})
+    return BaselineClient(PromptSet()).reply(request)
+
+
+def test_a_batch_run_answered_by_the_baseline_rules_gives_the_baselines_figures(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    data = write_data(tmp_path / "data")
+    assert run.main(["--data", str(data), "--out", str(tmp_path / "local")]) == 0
+    local = table_of(capsys.readouterr().out)
+    with FakeBatchServer(baseline_behind_http) as server:
+        batch = ["--provider", "openai", "--model", "gpt-4o-mini", "--batch"]
+        batch += ["--batch-poll", "0.02", "--base-url", server.openai_base_url]
+        assert run.main(["--data", str(data), "--out", str(tmp_path / "batch"), *batch]) == 0
+    remote = table_of(capsys.readouterr().out)
+    assert "judge openai/gpt-4o-mini" in remote
+    assert remote.split("\n", 1)[1] == local.split("\n", 1)[1]

@@ -42,6 +42,10 @@ def test_the_demo_runs_offline_and_writes_the_report(tmp_path: Path) -> None:
     assert "Regressions (pass -> fail) (1):\n  s-0016" in out
     assert "WARNING: 1 metric dropped by more than 0.05 (structure)" in out
     assert "regressions (1): multiply" in out and "fixes (1): author" in out
+    # The agent-logs step: a Responses log, a Claude Agent SDK stream and a Vercel span dump too.
+    for session in ("resp-lfp-01", "3f1b2c9e-7a44-4d1e-9a0b-5c2e8d6f1a10",
+                    "4bf92f3577b34da6a3ce929d0e0e4736"):  # fmt: skip
+        assert f"\n{session}: precision" in out
     report = tmp_path / "demo-out" / "report.html"
     assert f"HTML report: {Path('demo-out') / 'report.html'}" in out
     html = report.read_text(encoding="utf-8")

@@ -40,13 +40,18 @@ class BaselineClient:
         self.thresholds = thresholds
         self._reader = RequestReader(prompts)
 
-    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+    def reply(self, request: JudgeRequest) -> str:
+        """The wire reply (JSON) to ``request``; ``UnreadableRequest`` when its prompt cannot
+        be read back. Synchronous: it is pure computation (a fake server can call it too)."""
         shown = self._reader.read(request, lambda answer: claims_of(answer, self.thresholds))
         if request.call == "scoring":
             reply = scores(shown.question, shown.answer, self.thresholds)
         else:
             reply = Counter(shown, self.thresholds).reply()
-        return JudgeResponse(json.dumps(reply, ensure_ascii=False), Usage(), "stop")
+        return json.dumps(reply, ensure_ascii=False)
+
+    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        return JudgeResponse(self.reply(request), Usage(), "stop")
 
     async def aclose(self) -> None:
         return None

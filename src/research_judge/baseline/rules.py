@@ -86,7 +86,7 @@ class Counter:
         best = Support(0.0, None, "")
         for ref in self.shown.references:
             for passage in self.passages[ref.id]:
-                unigram = recall(claim_words, set(passage.words))
+                unigram = recall(claim_words, passage.words)
                 score = (
                     unigram
                     if not claim_pairs
@@ -158,7 +158,7 @@ def _passage(span: Span) -> _Passage:
 def _closest(passages: list[_Passage], question: list[str]) -> str:
     best, quote = 0.0, ""
     for passage in passages:
-        score = recall(question, set(passage.words))
+        score = recall(question, passage.words)
         if score > best:
             best, quote = score, passage.span.text
     if not quote and passages:

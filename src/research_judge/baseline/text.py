@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 # Common English function words: they carry no topic, so overlap on them means nothing.
@@ -76,7 +77,7 @@ def _add(out: list[Span], text: str, start: int, end: int) -> None:
     out.append(Span(first, first + len(stripped), stripped))
 
 
-def recall(needles: list[str], haystack: set[str]) -> float:
+def recall(needles: list[str], haystack: AbstractSet[str]) -> float:
     """Share of ``needles`` (content words) found in ``haystack``; 0 when there are none."""
     if not needles:
         return 0.0

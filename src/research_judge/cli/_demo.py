@@ -195,7 +195,7 @@ def _agent_logs(out: Path, fix: Path, stream: TextIO) -> None:
     replay = ("--replay", str(fix / "recordings"), "--quiet")
     parts = []
     for fmt, name in logs_module.LOGS:
-        part = out / f"agent-{fmt}.jsonl"
+        part = out / f"agent-{Path(name).stem}.jsonl"  # two logs may share a format
         _step(
             stream,
             f"convert: {fmt} log -> sessions (references keep their agent, tool and arguments)",
