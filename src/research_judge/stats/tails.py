@@ -31,7 +31,14 @@ def sign_test_p(successes: int, n: int) -> float:
     low = min(successes, n - successes)
     if 2 * low == n:
         return 1.0
-    tail = sum(math.comb(n, i) for i in range(low + 1))
+    # The same integer sum, term by term downwards from C(n, low): C(n, i - 1) is exactly
+    # C(n, i) * i // (n - i + 1), one small multiply and divide per term instead of a fresh
+    # math.comb each (quadratic in n: 14 s for 4,500 moved pairs, against 0.03 s this way).
+    term = math.comb(n, low)
+    tail = term
+    for i in range(low, 0, -1):
+        term = term * i // (n - i + 1)
+        tail += term
     return min(1.0, float(Fraction(tail, 2 ** (n - 1))))
 
 
