@@ -1,11 +1,11 @@
 """The floors: the same two calls per session (``POST /chat/completions``), and nothing else.
 
 Request bodies are rendered before the clock starts (by the real ``Judge`` and ``OpenAIClient``,
-so the JSON on the wire is the pipeline's), each with the material header the pipeline sends
-(the fake judge answers from it), then sent at the same concurrency, in the engine's shape
-(bounded sessions, each making its two calls at once). No parsing, validation, evidence
-checks or writing. Every SDK floor uses ``openai.AsyncOpenAI`` on the SDK's aiohttp transport
-(``DefaultAioHttpClient``), no retries, the same timeout; they differ in the SDK call:
+so the JSON on the wire is the pipeline's; the fake judge reads it back), then sent at the same
+concurrency, in the engine's shape (bounded sessions, each making its two calls at once). No
+parsing, validation, evidence checks or writing. Every SDK floor uses ``openai.AsyncOpenAI``
+on the SDK's aiohttp transport (``DefaultAioHttpClient``), no retries, the same timeout; they
+differ in the SDK call:
 
 - ``sdk``: ``chat.completions.create(**body)``, the SDK's ordinary typed call: the issue's
   baseline ("a bare loop making the same two SDK calls per session");
@@ -37,21 +37,21 @@ from pipeline import DUMMY_KEY, MODEL, Timed, first_requests, grade_clean
 from research_judge import __version__
 from research_judge.clients._http import DEFAULT_TIMEOUT
 from research_judge.clients.base import JudgeRequest
-from research_judge.clients.openai import OpenAIClient, material_headers
+from research_judge.clients.openai import OpenAIClient
 
 Body = dict[str, Any]
-Call = tuple[Body, dict[str, str]]  # a request body and its material header
+Call = tuple[Body, dict[str, str]]  # a request body and the extra headers it is sent with
 Floor = Literal["sdk", "sdk-raw", "sdk-post", "aiohttp"]
 FLOORS: tuple[Floor, ...] = ("sdk", "sdk-raw", "sdk-post", "aiohttp")
 
 
 def render_calls(sessions: Path) -> list[tuple[Call, Call]]:
-    """Each session's two calls as the pipeline sends them: body and material header."""
+    """Each session's two calls as the pipeline sends them: the body, and no extra headers."""
     # The body does not depend on the server: any base URL renders the same bytes.
     wire = OpenAIClient(MODEL, api_key=DUMMY_KEY, base_url="http://127.0.0.1:9/v1")
 
     def call(request: JudgeRequest) -> Call:
-        return wire.request_body(request), material_headers(request)
+        return wire.request_body(request), {}
 
     return [(call(a), call(b)) for _, (a, b) in first_requests(sessions)]
 

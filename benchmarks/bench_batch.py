@@ -2,9 +2,9 @@
 
 The fake (``research_judge.testing.FakeBatchServer``) runs in a child process, so its CPU
 (building every completion of the output file) never counts against the client. Batch lines
-carry no headers, so it answers with ``known_sessions.KnownSessions``: it knows the generated
-sessions, and answers each line from its session's material (rendered before it starts
-listening, outside the timing). The client is the chain ``grade --batch --no-cache`` builds
+are bodies in a file, so it answers with ``known_sessions.KnownSessions``: it knows the generated
+sessions (rendered before it starts listening, outside the timing), and answers each line from
+the references it shows. The client is the chain ``grade --batch --no-cache`` builds
 (``clients.chain.build_client``): ``Judge`` over ``BatchClient`` over ``OpenAIBatches`` over
 ``OpenAIClient``, run through ``engine.grade_file``.
 Reported: wall time (upload, polls, download, grading, writing), client CPU per session, batches

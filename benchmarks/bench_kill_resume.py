@@ -3,8 +3,8 @@
 Pass means: the resumed run exits 0, ``read_results`` (which raises on duplicate ids) finds every
 session exactly once and in input order, and no session that already had a complete line in the
 results file after the kill was sent to the judge again. What was sent is known server-side: the
-CLI runs with ``--send-material``, and the fake judge logs the session id of each request it
-answers, from that material.
+fake judge logs the question of each request it answers, read back from the request body, and
+every generated session asks its own question.
 
 Each run gets a fresh server (and log); the base URL changes only in its port, which is not part
 of the judge's fingerprint, so the second run resumes the first one's file.
@@ -116,6 +116,8 @@ def _one_case(
     # endpoint is another judge (resume rightly regrades everything on a changed endpoint).
     log = workdir / f"kill.{number}.asked.log"
     log.unlink(missing_ok=True)
+    sessions = [json.loads(line) for line in src.read_text(encoding="utf-8").splitlines()]
+    ids = {" ".join(s["question"].split()): s["id"] for s in sessions}
     with FakeServerProcess(latency=latency, ask_log=log) as server:
         for share in case.kill_at:
             seen = _log_lines(log)
@@ -132,12 +134,12 @@ def _one_case(
             killed_with.append(len(_graded_ids(out)))
             left = out.read_bytes() if out.exists() else b""
             torn += bool(left) and not left.endswith(b"\n")
-            resent |= _asked(log, seen) & before
+            resent |= _asked(log, ids, seen) & before
         seen = _log_lines(log)
         before = _graded_ids(out)
         proc = _start_cli(src, out, server.base_url, concurrency)
         exit_code = proc.wait(RUN_TIMEOUT)
-        asked = _asked(log, seen)
+        asked = _asked(log, ids, seen)
     resent |= asked & before
     problem = ""
     if not set(order) - before <= asked:  # proves the log sees what the resumed run sends
@@ -164,7 +166,6 @@ def _start_cli(src: Path, out: Path, base_url: str, concurrency: int) -> subproc
         "--model",
         MODEL,
         "--no-cache",
-        "--send-material",  # the fake judge answers from it, and logs the session asked about
         "--quiet",
         "--concurrency",
         str(concurrency),
@@ -202,9 +203,10 @@ def _log_lines(log: Path) -> int:
     return len(log.read_text(encoding="utf-8").splitlines()) if log.exists() else 0
 
 
-def _asked(log: Path, skip: int = 0) -> set[str]:
-    """Sessions the server was asked about after the log's first ``skip`` lines."""
+def _asked(log: Path, ids: dict[str, str], skip: int = 0) -> set[str]:
+    """Sessions the server was asked about after the log's first ``skip`` lines (the log names
+    each by its question; ``ids`` maps questions to session ids)."""
     if not log.exists():
         return set()
     lines = log.read_text(encoding="utf-8").splitlines()[skip:]
-    return {line.split(" ", 1)[1] for line in lines}
+    return {ids[line.split(" ", 1)[1]] for line in lines}

@@ -9,9 +9,8 @@ a known truth, and graded by the real command line (``grade --model gpt-4o``: th
 that window enforced: it refuses a request whose prompt plus ``max_completion_tokens`` is over
 the window, as OpenAI does, and cuts a reply longer than its cap. The server counts a token per
 3.5 characters, more than the ~4 of English prose, so the planner's margin is tested too. The
-server answers truthfully from what each request shows: ``grade --send-material`` sends each
-request's material (reference ids, parts, claim list) in a header the server reads; the prompt
-is never read back, and the header is not counted in the tokens sent.
+server answers truthfully from what each request shows, read back out of the body through the
+prompt templates that rendered it (``research_judge.testing.shown``), never from their wording.
 
 Per session it reports the counting calls, the requests the server refused or cut (both must be
 0), whether every reference was judged and the ratios equal the truth, and the tokens sent
@@ -89,7 +88,7 @@ def grade_one(
     with server:
         argv = ["grade", str(sessions), "--out", str(out), "--provider", "openai",
                 "--model", model, "--base-url", server.base_url, "--no-cache", "--quiet",
-                "--send-material", *extra]  # fmt: skip
+                *extra]  # fmt: skip
         stdout, stderr = io.StringIO(), io.StringIO()
         saved = sys.stdout, sys.stderr
         sys.stdout, sys.stderr = stdout, stderr

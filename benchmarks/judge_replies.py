@@ -5,17 +5,18 @@ prose, and each answer states "Fact N is true [rN]." for every reference plus on
 claim, so the replies built here quote text that really occurs: evidence verification does its
 full work, and the verdicts mix yes and no as a real judge's would.
 
-Every fake of the benchmarks answers from a request's material (reference ids), never from its
-prompt, so a benchmark keeps working when the prompts are reworded:
+Every fake of the benchmarks answers from the references a request shows, read back out of the
+request itself through the prompt templates that rendered it (``research_judge.testing.shown``),
+never from their wording, so a benchmark keeps working when the prompts are reworded:
 
-- ``MaterialReplies`` answers the fake OpenAI server from the ``X-Research-Judge-Material``
-  header, which the pipeline (``send_material=True``) and the bare baseline loops both send;
-- ``known_sessions.KnownSessions`` answers batch lines, which carry no headers, from the
+- ``BodyReplies`` answers the fake OpenAI server from the request body the pipeline and the bare
+  baseline loops send;
+- ``known_sessions.KnownSessions`` answers batch lines (bodies in an uploaded file) of the
   sessions it knows;
-- ``InstantClient`` answers in process, from ``JudgeRequest.material``.
+- ``InstantClient`` answers in process, from the ``JudgeRequest``.
 
 The fakes log every request they answer when ``RJ_BENCH_ASK_LOG`` names a file: one line
-"<call> <session id>" so a benchmark can tell which sessions were sent.
+"<call> <question>" so a benchmark can tell which sessions were sent.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from research_judge.clients.base import CallKind
-from research_judge.clients.material import header_material
+from research_judge.judge.prompts import PromptSet
+from research_judge.testing.shown import RequestShown
 
 MODEL = "gpt-4o-mini"  # the judge model every benchmark names (the fake server ignores it)
 ASK_LOG_ENV = "RJ_BENCH_ASK_LOG"
@@ -151,8 +153,8 @@ def scoring_reply() -> dict[str, Any]:
 
 def reply_text(call: CallKind, reference_ids: Sequence[str]) -> str:
     """The reply, as JSON text, to a call showing these references (none for scoring). Built
-    once per reference list: every fake of the benchmarks answers from here, from a request's
-    material, never from its prompt."""
+    once per reference list: every fake of the benchmarks answers from here, from the
+    references a request shows."""
     return _reply_text(call, tuple(reference_ids))
 
 
@@ -162,23 +164,27 @@ def _reply_text(call: CallKind, reference_ids: tuple[str, ...]) -> str:
     return json.dumps(reply)
 
 
-class MaterialReplies:
-    """The fake OpenAI server's responder (``--responder judge_replies:MaterialReplies``): answers
-    from the material header the pipeline and the bare loops send (``send_material``), never from
-    the prompt. A request without it is refused (HTTP 400): there is nothing else to answer from.
-    """
+class BodyReplies:
+    """The fake OpenAI server's responder (``--responder judge_replies:BodyReplies``): answers
+    from the request body the pipeline and the bare loops send, read back through ``prompts``
+    (the shipped ones by default). A body it cannot read (other prompts; a follow-up call, as
+    these sessions always fit one call) is refused (HTTP 400), never guessed at."""
+
+    def __init__(self, prompts: PromptSet | None = None) -> None:
+        self.shown = RequestShown(prompts)
 
     def respond(self, body: dict[str, Any], headers: Mapping[str, str]) -> str:
-        call, session_id, material = header_material(headers, "the benchmark judge")
-        log_asked(call, session_id)
-        return reply_text(call, material.reference_ids)
+        shown = self.shown.read_body(body)
+        log_asked(shown.call, shown.question)
+        return reply_text(shown.call, [ref.id for ref in shown.references])
 
 
-def log_asked(call: str, session_id: str) -> None:
-    """One line "<call> <session id>" in the ask log, when ``RJ_BENCH_ASK_LOG`` names one."""
+def log_asked(call: str, question: str) -> None:
+    """One line "<call> <question>" in the ask log, when ``RJ_BENCH_ASK_LOG`` names one (the
+    question, because a request carries no session id; every generated question differs)."""
     path = os.environ.get(ASK_LOG_ENV)
     if path:
-        _ask_log(path).write(f"{call} {session_id}\n")
+        _ask_log(path).write(f"{call} {' '.join(question.split())}\n")
 
 
 @functools.cache

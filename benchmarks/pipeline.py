@@ -1,11 +1,10 @@
 """What every benchmark shares: the real grading chain, a timed run of it, and the figures.
 
-The chain is the one ``research-judge grade --no-cache --send-material`` builds, from the same
-builder (``clients.chain.build_client``): ``Judge`` over ``ResilientClient`` over ``OpenAIClient``
-(a JSON POST per call through the openai SDK), pointed at the fake server with a dummy key; the
-run goes through ``engine.grade_file`` exactly as the CLI's does. ``--send-material`` adds each
-request's material as a header, which the fake judge answers from (``judge_replies``); the bare
-loops send the same header, so both sides send the same bytes.
+The chain is the one ``research-judge grade --no-cache`` builds, from the same builder
+(``clients.chain.build_client``): ``Judge`` over ``ResilientClient`` over ``OpenAIClient`` (a JSON
+POST per call through the openai SDK), pointed at the fake server with a dummy key; the run goes
+through ``engine.grade_file`` exactly as the CLI's does. The fake judge reads each body back
+(``judge_replies``); the bare loops send the same bodies, so both sides send the same bytes.
 """
 
 from __future__ import annotations
@@ -53,15 +52,13 @@ class Figure:
 
 
 def build_chain(base_url: str, concurrency: int) -> tuple[Judge, ResilientClient]:
-    """The CLI's chain without the cache, sending the material header, and its resilience
-    layer (for its counters)."""
+    """The CLI's chain without the cache, and its resilience layer (for its counters)."""
     settings = ClientSettings(
         model=MODEL,
         api_key=DUMMY_KEY,
         base_url=base_url,
         concurrency=concurrency,
         cache=False,
-        send_material=True,
     )
     client = build_client(settings)
     resilient = resilience_of(client)

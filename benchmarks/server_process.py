@@ -5,8 +5,8 @@
     server.stats  # the server's counters, read when it stopped
 
 The child is ``python -m research_judge.testing.serve`` answering with
-``judge_replies.MaterialReplies`` (from each request's material header, which the pipeline and
-the bare loops send); it listens on 127.0.0.1 only and exits when its stdin closes.
+``judge_replies.BodyReplies`` (from each request body the pipeline and the bare loops send);
+it listens on 127.0.0.1 only and exits when its stdin closes.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ class FakeServerProcess:
             "-m",
             "research_judge.testing.serve",
             "--responder",
-            "judge_replies:MaterialReplies",
+            "judge_replies:BodyReplies",
             "--latency",
             str(latency),
             "--max-seconds",

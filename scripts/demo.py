@@ -2,17 +2,17 @@
 
 The steps live in ``research_judge.cli._demo`` (shipped in the wheel, run by
 ``research-judge demo``); this script only keeps ``make demo``'s old folder: ``demo-out/`` at the
-root of the checkout, a scratch folder (gitignored) that each run replaces.
+root of the checkout (gitignored). Each run replaces the files the previous one wrote there, and
+nothing else.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from pathlib import Path
 
-from research_judge.cli._demo import MARKER, run_demo
+from research_judge.cli._demo import run_demo
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = Path("demo-out")
@@ -20,8 +20,6 @@ OUT = Path("demo-out")
 
 def main() -> int:
     os.chdir(ROOT)
-    if OUT.is_dir() and not (OUT / MARKER).exists():
-        shutil.rmtree(OUT)  # made by an older make demo, before the marker existed
     return run_demo(OUT)
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from research_judge.clients.base import JudgeRequest
-from research_judge.clients.material import header_material
+from research_judge.judge.prompts import PromptSet
+from research_judge.testing.shown import RequestShown
 
 CRITERIA = ("effectiveness", "fluff", "structure")
 
@@ -75,10 +76,18 @@ def scoring_reply(effectiveness: int = 3, fluff: int = 3, structure: int = 3) ->
     }
 
 
+_SHIPPED = RequestShown()
+
+
 def ref_ids_in(request: JudgeRequest) -> list[str]:
-    """Reference ids the request shows, from its material (never read back from the prompt)."""
-    assert request.material is not None, "the grader fills every request's material"
-    return list(request.material.reference_ids)
+    """Reference ids the request shows, read back through the shipped prompts (never from their
+    wording)."""
+    return [ref.id for ref in _SHIPPED.read(request, _reply_claims).references]
+
+
+def _reply_claims(answer: str) -> list[tuple[str, str]]:
+    """The claims ``counting_reply`` lists (what a follow-up call is shown)."""
+    return [("c1", "Fact 1 is true"), ("c2", "Fact 9 is invented")]
 
 
 def good_responder(request: JudgeRequest) -> dict[str, Any]:
@@ -87,24 +96,33 @@ def good_responder(request: JudgeRequest) -> dict[str, Any]:
     return scoring_reply()
 
 
-class HeaderGoodResponder:
-    """A fake-server responder giving ``good_responder``'s replies, from the material header
-    that ``grade --send-material`` adds."""
+class GoodResponder:
+    """``good_responder``'s replies to requests rendered from ``prompts`` (the shipped ones by
+    default): called with a request in process, ``respond`` with a body behind the fake server."""
+
+    def __init__(self, prompts: PromptSet | Path | None = None) -> None:
+        self.shown = _SHIPPED if prompts is None else RequestShown(prompts)
+
+    def __call__(self, request: JudgeRequest) -> dict[str, Any]:
+        if request.call == "counting":
+            ids = [ref.id for ref in self.shown.read(request, _reply_claims).references]
+            return counting_reply(ids)
+        self.shown.read(request)  # refused when rendered from other prompts
+        return scoring_reply()
 
     def respond(self, body: dict[str, Any], headers: dict[str, str]) -> str:
-        # MaterialMissing is a ValueError, the request's fault: HTTP 400, never retried.
-        call, _, material = header_material(headers, "the test suite's fake judge")
-        if call == "counting":
-            return json.dumps(counting_reply(list(material.reference_ids)))
+        # UnknownRequest is a ValueError, the request's fault: HTTP 400, never retried.
+        shown = self.shown.read_body(body, _reply_claims)
+        if shown.call == "counting":
+            return json.dumps(counting_reply([ref.id for ref in shown.references]))
         return json.dumps(scoring_reply())
 
 
-body_responder = HeaderGoodResponder()
+body_responder = GoodResponder()
 
 
 class WithHeaders:
-    """A fake-server responder from a function of the body and the headers (the material
-    header that ``send_material`` adds among them)."""
+    """A fake-server responder from a function of the body and the headers."""
 
     def __init__(self, reply: Any) -> None:
         self.reply = reply

@@ -5,7 +5,6 @@ against the fake servers of ``research_judge.testing``."""
 from __future__ import annotations
 
 import inspect
-import json
 import math
 from pathlib import Path
 from typing import Any
@@ -14,14 +13,13 @@ import pytest
 
 import research_judge as rj
 from research_judge.cli import build_parser, main
-from research_judge.clients.base import JudgeRequest, Material
 from research_judge.clients.settings import ClientSettings
 from research_judge.errors import ConfigError, ExitCode, MaxCostReached
 from research_judge.judge.settings import JudgeSettings
 from research_judge.results.model import Result, read_results
 from research_judge.testing import FakeBatchServer, FakeOpenAIServer
 
-from support import body_responder, good_responder, session, write_sessions
+from support import body_responder, session, write_sessions
 
 MODEL = "gpt-4.1-mini"  # priced in the shipped table
 
@@ -32,7 +30,7 @@ def _key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def direct(srv: FakeOpenAIServer, **settings: Any) -> dict[str, Any]:
-    return {"model": MODEL, "base_url": srv.base_url, "send_material": True, **settings}
+    return {"model": MODEL, "base_url": srv.base_url, **settings}
 
 
 def test_each_new_setting_has_the_cli_default() -> None:
@@ -81,7 +79,7 @@ def test_output_allowances_reach_the_provider_as_the_cli_sends_them(tmp_path: Pa
     src = write_sessions(tmp_path / "s.jsonl", sessions)
     with FakeOpenAIServer(body_responder) as srv:
         code = main(["grade", str(src), "--out", str(tmp_path / "o.jsonl"), "--model", MODEL,
-                     "--base-url", srv.base_url, "--send-material", "--no-cache", "--quiet",
+                     "--base-url", srv.base_url, "--no-cache", "--quiet",
                      "--counting-max-tokens", "5000", "--scoring-max-tokens", "777"])  # fmt: skip
         assert code == 0 and max_tokens(srv) == chosen
 
@@ -99,7 +97,7 @@ def test_max_cost_stops_where_the_cli_stops_and_keeps_what_was_graded(
     out = tmp_path / "cli.jsonl"
     with FakeOpenAIServer(body_responder) as srv:
         code = main(["grade", str(src), "--out", str(out), "--model", MODEL, "--base-url",
-                     srv.base_url, "--send-material", "--no-cache", "--quiet", "--concurrency",
+                     srv.base_url, "--no-cache", "--quiet", "--concurrency",
                      "1", "--max-cost", str(LIMIT)])  # fmt: skip
     assert code == ExitCode.STOPPED
     cli_ids = [r.session_id for r in read_results(out)]
@@ -153,12 +151,8 @@ def test_a_max_cost_that_cannot_be_kept_is_refused_before_anything_is_sent(
 
 
 def batch_answer(body: dict[str, Any]) -> str:
-    """The fake batch provider's replies. A batch line carries no material header, so this
-    answers from what it knows: every session here holds the references r1 and r2."""
-    name = body["response_format"]["json_schema"]["name"]
-    call = "counting" if name == "counting_verdicts" else "scoring"
-    request = JudgeRequest(call, "", (), name, {}, material=Material(("r1", "r2")))
-    return json.dumps(good_responder(request))
+    """The fake batch provider's replies, read from each line's body."""
+    return body_responder.respond(body, {})
 
 
 def test_batch_grades_through_the_batch_api_at_batch_prices(tmp_path: Path) -> None:

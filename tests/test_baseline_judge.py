@@ -66,7 +66,6 @@ def test_the_reader_gets_back_exactly_what_the_judge_rendered(folder: Path | Non
     prompts = PromptSet(folder)
     session = Session.model_validate(TRICKY)
     counting, scoring = judge(prompts).first_requests(session)
-    assert counting.material is not None  # not read: the reader works from the text alone
     shown = RequestReader(prompts).read(counting)
     assert (shown.question, shown.answer) == (session.question, session.answer)
     assert [(r.id, r.title, r.url, r.content) for r in shown.references] == [
@@ -76,14 +75,35 @@ def test_the_reader_gets_back_exactly_what_the_judge_rendered(folder: Path | Non
     assert (read_scoring.answer, read_scoring.references) == (session.answer, ())
 
 
-class WithoutMaterial:
-    """Hands the baseline each request with its ``material`` removed: it must not need it."""
+def test_tool_calls_shown_in_the_prompt_are_read_back_too() -> None:
+    # As `convert` writes references: the tool and its arguments beside the result's text.
+    calls = [
+        {"tool": "web_search", "args": {"query": "lithium cold weather"}},
+        {"tool": "web_fetch", "args": {"url": "https://example.org/x"}},
+        {},
+        {"tool": "notes", "args": "title: not a field\nurl: nor this"},
+    ]
+    trajectory = [{**ref, **call} for ref, call in zip(TRICKY["trajectory"], calls, strict=True)]
+    session = Session.model_validate({**TRICKY, "trajectory": trajectory})
+    prompts = PromptSet()
+    counting, _ = judge(prompts).first_requests(session)
+    assert "tool call: web_search" in counting.messages[0].content
+    shown = RequestReader(prompts).read(counting)
+    assert [(r.id, r.title, r.url, r.content, r.tool_call) for r in shown.references] == [
+        (r.id, r.title, r.url, r.content, r.tool_call) for r in session.trajectory
+    ]
+    assert shown.references[2].tool_call is None
+
+
+class WithoutLabels:
+    """Hands the baseline each request with its session id (a label, never sent) removed: it
+    answers from what is sent alone."""
 
     def __init__(self, inner: BaselineClient) -> None:
         self.inner, self.provider, self.model = inner, inner.provider, inner.model
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
-        return await self.inner.complete(replace(request, material=None))
+        return await self.inner.complete(replace(request, session_id=""))
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -92,12 +112,12 @@ class WithoutMaterial:
 async def test_it_answers_from_the_prompt_text_alone() -> None:
     prompts = PromptSet()
     session = Session.model_validate(TRICKY)
-    bare = Judge(WithoutMaterial(BaselineClient(prompts)), prompts=prompts)
+    bare = Judge(WithoutLabels(BaselineClient(prompts)), prompts=prompts)
     assert (await bare.grade(session)).verdicts == (await judge(prompts).grade(session)).verdicts
     split = Session.model_validate(make_session("many", 40, 1_500).session)
     limits = ModelLimits(12_000, 4_096)
     result = await Judge(
-        WithoutMaterial(BaselineClient(prompts)), prompts=prompts, limits=limits
+        WithoutLabels(BaselineClient(prompts)), prompts=prompts, limits=limits
     ).grade(split)
     assert result.error is None and result.context is not None
     assert result.context.counting_calls > 1

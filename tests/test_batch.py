@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import os
 import signal
 import subprocess
@@ -22,12 +21,12 @@ from typing import Any
 import pytest
 
 from research_judge.cli import main
-from research_judge.clients.base import JudgeRequest, Material, Message
+from research_judge.clients.base import JudgeRequest, Message
 from research_judge.clients.batch import BatchState
 from research_judge.results.model import Result, read_results
 from research_judge.testing.fake_batches import FakeBatchServer
 
-from support import good_responder, session, write_sessions
+from support import body_responder, session, write_sessions
 
 SECRET = "sk-test-DO-NOT-STORE-0123456789abcdef"
 MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-haiku-4-5"}
@@ -46,15 +45,8 @@ def user_texts(body: dict[str, Any]) -> list[str]:
 
 
 def answer(body: dict[str, Any]) -> str:
-    """Well-formed judge replies built from a request body of either provider."""
-    name = schema_name(body)
-    call = "counting" if name == "counting_verdicts" else "scoring"
-    # A batch line carries no header, so this fake knows its sessions instead: every one that
-    # ``sessions()`` writes holds the references r1 and r2.
-    request = JudgeRequest(
-        call, "", (Message("user", user_texts(body)[0]),), name, {}, material=Material(("r1", "r2"))
-    )
-    return json.dumps(good_responder(request))
+    """Well-formed judge replies read from a request body of either provider."""
+    return body_responder.respond(body, {})
 
 
 @pytest.fixture(autouse=True)
@@ -250,6 +242,7 @@ def test_dry_run_and_max_cost_use_batch_prices(
 WORKER = r"""
 import sys
 from research_judge.cli import main
+from research_judge.clients.base import JudgeRequest, Message
 sys.exit(main({args!r}))
 """
 

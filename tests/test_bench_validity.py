@@ -218,7 +218,9 @@ def test_a_baseline_run_prints_the_same_table_twice_and_replays(
     assert summary["measures"]["answer_level"]["strict"]["n"] == 3
     assert summary["measures"]["claims"]["strict"]["expert_labelled"] == 6
     assert (out / "recordings").is_dir()
-    assert run.main(["--data", str(data), "--out", str(out)]) == 0
+    assert run.main(["--data", str(data), "--out", str(out)]) == 0  # resumed: nothing regraded
+    assert table_of(capsys.readouterr().out) == first
+    assert run.main(["--data", str(data), "--out", str(tmp_path / "fresh")]) == 0  # regraded
     assert table_of(capsys.readouterr().out) == first
     replayed = tmp_path / "replayed"
     replay = ["--replay", str(out / "recordings")]
@@ -233,7 +235,10 @@ def test_a_run_against_serve_fake_and_its_replay_agree(
     data = write_data(tmp_path / "data")
     judge = ["--provider", "openai", "--model", "gpt-4.1-mini"]
     with FakeOpenAIServer(FakeJudge()) as server:
-        live = ["--base-url", server.base_url, "--send-material"]
+        live = [
+            "--base-url",
+            server.base_url,
+        ]
         assert run.main(["--data", str(data), "--out", str(tmp_path / "a"), *judge, *live]) == 0
         assert server.stats.failed == 0
         first = table_of(capsys.readouterr().out)
@@ -322,3 +327,36 @@ def test_a_batch_run_answered_by_the_baseline_rules_gives_the_baselines_figures(
     remote = table_of(capsys.readouterr().out)
     assert "judge openai/gpt-4o-mini" in remote
     assert remote.split("\n", 1)[1] == local.split("\n", 1)[1]
+
+
+def test_a_judge_error_is_counted_and_left_out_of_every_figure(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write_data(tmp_path / "data")
+    out = tmp_path / "out"
+    assert run.main(["--data", str(data), "--out", str(out)]) == 0
+    capsys.readouterr()
+    # Drop the recorded counting reply of one answer: replaying, that answer is a judge error.
+    for path in (out / "recordings").glob("*.json"):
+        record = json.loads(path.read_text())
+        if record["session_id"] == "rand_val-002-sysC" and record["request"]["call"] == "counting":
+            path.unlink()
+    replay = ["--replay", str(out / "recordings")]
+    assert run.main(["--data", str(data), "--out", str(tmp_path / "again"), *replay]) == 0
+    table = table_of(capsys.readouterr().out)
+    assert "graded 2, judge errors 1 (left out of every figure)" in table
+    summary = json.loads((tmp_path / "again" / "summary.json").read_text())
+    assert summary["measures"]["answer_level"]["strict"]["n"] == 2
+    assert summary["measures"]["claims"]["strict"]["expert_labelled"] == 4
+
+
+def test_it_never_writes_into_a_folder_it_did_not_make(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write_data(tmp_path / "data")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "sessions.jsonl").write_text("my own sessions\n", encoding="utf-8")
+    assert run.main(["--data", str(data), "--out", str(mine)]) == 2
+    assert "did not write" in capsys.readouterr().err
+    assert (mine / "sessions.jsonl").read_text(encoding="utf-8") == "my own sessions\n"

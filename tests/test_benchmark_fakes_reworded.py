@@ -1,11 +1,11 @@
-"""The benchmarks' fake judges answer from the material, never the prompt (issue 11).
+"""The benchmarks' fake judges answer from the request, never from the prompt's wording.
 
 Requests are rendered from ``tests/reworded_prompts/`` (every sentence and marker of the shipped
-prompts changed), and every fake the benchmarks use answers them as it answers the shipped ones:
-the fake server's ``MaterialReplies`` (from the material header), ``KnownSessions`` (batch
-lines, which carry no headers) and the in-process ``InstantClient``. A fake that read reference
-ids back from the prompt's wording would answer these with no verdicts, and the runs below would
-not be clean.
+prompts changed), and every fake the benchmarks use, given that folder, answers them as it
+answers the shipped ones: the fake server's ``BodyReplies`` (from the body), ``KnownSessions``
+(batch lines) and the in-process ``InstantClient``. They read each request back through the
+templates that rendered it; a fake that read reference ids from the prompt's wording would
+answer these with no verdicts, and the runs below would not be clean.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -22,8 +21,7 @@ import pytest
 
 from research_judge.clients.base import JudgeRequest
 from research_judge.clients.chain import ClientSettings, build_client
-from research_judge.clients.material import MaterialMissing
-from research_judge.clients.openai import OpenAIClient, material_headers
+from research_judge.clients.openai import OpenAIClient
 from research_judge.engine import RunOptions, grade_file
 from research_judge.judge.evidence import EvidenceChecker
 from research_judge.judge.grader import Judge, JudgeSettings
@@ -32,6 +30,7 @@ from research_judge.judge.verdicts import parse_counting, parse_scoring
 from research_judge.results.model import Result, read_results
 from research_judge.sessions.model import Session, iter_sessions
 from research_judge.testing import FakeBatchServer, FakeOpenAIServer
+from research_judge.testing.shown import UnknownRequest
 
 BENCH_DIR = Path(__file__).resolve().parents[1] / "benchmarks"
 REWORDED = Path(__file__).resolve().parent / "reworded_prompts"
@@ -76,8 +75,9 @@ def test_the_requests_are_really_reworded(sessions_file: Path) -> None:
 
 
 async def test_every_benchmark_fake_answers_reworded_requests(sessions_file: Path) -> None:
-    replies, instant = bench("judge_replies"), bench("instant_client").InstantClient()
-    header_fake = replies.MaterialReplies()
+    reworded = PromptSet(REWORDED)
+    replies, instant = bench("judge_replies"), bench("instant_client").InstantClient(reworded)
+    body_fake = replies.BodyReplies(reworded)
     batch_fake = bench("known_sessions").KnownSessions.from_file(sessions_file, PromptSet(REWORDED))
     wire = OpenAIClient("gpt-4o-mini", api_key="sk-test", base_url="http://127.0.0.1:9/v1")
     rendered = reworded_requests(sessions_file)
@@ -86,10 +86,9 @@ async def test_every_benchmark_fake_answers_reworded_requests(sessions_file: Pat
         answers: list[list[str]] = []
         for request in pair:
             body = wire.request_body(request)
-            headers = {k.lower(): v for k, v in material_headers(request).items()}
             answers.append(
                 [
-                    header_fake.respond(body, headers),  # the fake server, over HTTP
+                    body_fake.respond(body, {}),  # the fake server, over HTTP
                     batch_fake(body),  # a batch line: the body alone
                     (await instant.complete(request)).content,  # in process
                 ]
@@ -99,25 +98,25 @@ async def test_every_benchmark_fake_answers_reworded_requests(sessions_file: Pat
         assert_fits(session, counting, scoring)
 
 
-def test_the_fakes_refuse_what_they_cannot_answer_from_material(sessions_file: Path) -> None:
+def test_the_fakes_refuse_what_they_cannot_read(sessions_file: Path) -> None:
     wire = OpenAIClient("gpt-4o-mini", api_key="sk-test", base_url="http://127.0.0.1:9/v1")
     (_, (counting, _)), *_ = reworded_requests(sessions_file)
     body = wire.request_body(counting)
-    # No material header: refused (HTTP 400 from the server), not answered from the prompt.
-    with pytest.raises(MaterialMissing, match="X-Research-Judge-Material"):
-        bench("judge_replies").MaterialReplies().respond(body, {})
+    # Rendered from other prompts than the fake reads: refused (HTTP 400 from the server).
+    with pytest.raises(UnknownRequest, match="not those of the prompts folder"):
+        bench("judge_replies").BodyReplies().respond(body, {})
     # A batch line rendered from other prompts than the fake knows: an error, not a guess.
     shipped = bench("known_sessions").KnownSessions.from_file(sessions_file)
     with pytest.raises(KeyError, match="no session this fake knows"):
         shipped(body)
 
 
-async def test_the_in_process_fake_refuses_a_request_without_material(sessions_file: Path) -> None:
+async def test_the_in_process_fake_refuses_what_it_cannot_read(sessions_file: Path) -> None:
     (_, (counting, scoring)), *_ = reworded_requests(sessions_file)
-    instant = bench("instant_client").InstantClient()
+    instant = bench("instant_client").InstantClient()  # reads the shipped prompts
     for request in (counting, scoring):  # never answered as if it showed no references
-        with pytest.raises(MaterialMissing, match="carries no material"):
-            await instant.complete(replace(request, material=None))
+        with pytest.raises(UnknownRequest, match="not those of the prompts folder"):
+            await instant.complete(request)
 
 
 def clean(results: list[Result], src: Path) -> list[Result]:
@@ -142,7 +141,7 @@ async def test_the_benchmark_chain_grades_reworded_prompts_over_http(
 ) -> None:
     pipeline = bench("pipeline")
     out = tmp_path / "http.out.jsonl"
-    with FakeOpenAIServer(bench("judge_replies").MaterialReplies()) as server:
+    with FakeOpenAIServer(bench("judge_replies").BodyReplies(PromptSet(REWORDED))) as server:
         judge, client = pipeline.build_chain(server.base_url, 4)
         reworded = Judge(judge.client, prompts=PromptSet(REWORDED), settings=one_attempt())
         try:
@@ -155,11 +154,11 @@ async def test_the_benchmark_chain_grades_reworded_prompts_over_http(
 
 
 def test_the_bare_loops_send_what_the_fake_answers_from(sessions_file: Path) -> None:
-    fake = bench("judge_replies").MaterialReplies()
+    fake = bench("judge_replies").BodyReplies()
     for pair in bench("bare_loop").render_calls(sessions_file):
         for body, headers in pair:
-            assert set(headers) == {"X-Research-Judge-Material"}
-            assert fake.respond(body, {k.lower(): v for k, v in headers.items()})
+            assert headers == {}  # the body alone, as the pipeline sends it
+            assert fake.respond(body, headers)
 
 
 async def test_the_batch_benchmarks_fake_grades_reworded_prompts(

@@ -16,7 +16,7 @@ from types import ModuleType
 import pytest
 
 from research_judge.clients.base import JudgeRequest
-from research_judge.clients.openai import OpenAIClient, material_headers
+from research_judge.clients.openai import OpenAIClient
 from research_judge.clients.scripted import ScriptedClient
 from research_judge.judge.evidence import EvidenceChecker
 from research_judge.judge.grader import Judge
@@ -48,12 +48,11 @@ def test_benchmark_replies_fit_the_rendered_prompts(tmp_path: Path) -> None:
     sessions = [s for _, s in iter_sessions(src)]
     assert len(sessions) == 25 and all(isinstance(s, Session) for s in sessions)
     wire = OpenAIClient("gpt-4o-mini", api_key="sk-test", base_url="http://127.0.0.1:9/v1")
-    fake = replies.MaterialReplies()
+    fake = replies.BodyReplies()
 
     def respond(request: JudgeRequest) -> str:
-        # What the real client sends (body and material header), answered as the server does.
-        headers = {k.lower(): v for k, v in material_headers(request).items()}
-        return str(fake.respond(wire.request_body(request), headers))
+        # What the real client sends (the body), answered as the server does.
+        return str(fake.respond(wire.request_body(request), {}))
 
     for s in sessions:
         counting, scoring = (respond(r) for r in judge.first_requests(s))

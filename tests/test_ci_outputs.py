@@ -136,7 +136,7 @@ def at_repo(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def test_tasks_junit_on_stdout_one_case_per_task_with_regressions_marked(
     at_repo: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["tasks", "run", TASKS, "--agent", "fixtures.tasks.agents:v1", "--json"]) == 0
+    assert main(["tasks", "run", TASKS, "--agent", "fixtures.tasks.agents:v1", "--json"]) == 1
     baseline = tmp_path / "v1.json"
     baseline.write_text(capsys.readouterr().out, encoding="utf-8")
 
@@ -248,31 +248,83 @@ def test_compare_junit_one_case_per_metric_and_the_judge_gate(
     found = cases(junit)
     assert [c.name for c in found] == [
         "pass_rate", "relevance", "utilization", "grounding",
-        "effectiveness", "fluff", "structure", "judge unchanged",
+        "effectiveness", "fluff", "structure", "no regressions", "judge unchanged",
     ]  # fmt: skip
-    failure = found[0].result[0]
+    # 2 of 10 flipped: the pass rate's drop is within noise (McNemar p = 0.5), so by default
+    # its gate only warns; the two regressed sessions fail the run.
+    assert outcome(found[0]) == "passed"
+    assert "within noise" in (found[0].system_out or "")
+    failure = found[7].result[0]
+    assert isinstance(failure, Failure)
+    assert failure.message == "2 sessions passed in the baseline and fail now"
+    assert failure.text == "s6, s7"
+    assert [outcome(c) for c in found].count("failure") == 1
+
+
+def test_fail_on_any_fails_the_pass_rate_gate_as_well(tmp_path: Path) -> None:
+    base, cur = run_file(tmp_path / "b.jsonl", 8), run_file(tmp_path / "c.jsonl", 6)
+    junit = tmp_path / "c.xml"
+    assert main(["compare", str(base), str(cur), "--fail-on", "any", "--junit", str(junit)]) == 1
+    found = {c.name: c for c in cases(junit)}
+    failure = found["pass_rate"].result[0]
     assert isinstance(failure, Failure)
     assert failure.message.startswith("pass_rate dropped by 0.200 (critical")
     assert "regressions: s6, s7" in (failure.text or "")
-    assert all(outcome(c) == "passed" for c in found[1:])
+    assert outcome(found["no regressions"]) == "failure"
 
 
-def test_fail_on_significant_passes_a_drop_within_noise(
+def noisy_structure(path: Path, lowered: int, n: int = 12) -> Path:
+    """Every session passes; structure is one step lower (3 -> 2) on the first ``lowered``."""
+    return write_results(
+        path,
+        [make_result(f"s{i}", scores=(3, 2, 2 if i < lowered else 3)) for i in range(n)],
+    )
+
+
+def test_a_drop_within_noise_with_no_regression_warns_and_exits_0_by_default(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # 2 of 10 sessions flip: flagged (a 0.2 drop) but McNemar's exact p = 0.5.
-    base, cur = run_file(tmp_path / "b.jsonl", 8), run_file(tmp_path / "c.jsonl", 6)
-    assert main(["compare", str(base), str(cur)]) == 1
-    capsys.readouterr()
+    # structure drops by 0.125 on the 0..1 scale, but only 3 sessions moved: no paired test can
+    # call that beyond noise, and no verdict flipped. The demo's own case, in small.
+    base, cur = noisy_structure(tmp_path / "b.jsonl", 0), noisy_structure(tmp_path / "c.jsonl", 3)
+    assert main(["compare", str(base), str(cur)]) == 0
+    captured = capsys.readouterr()
+    assert "not failing: structure dropped by 0.125" in captured.err
+    assert "within noise" in captured.err
+    assert "WARNING: 1 metric dropped by more than 0.05 (structure within noise)" in captured.out
 
-    assert main(["compare", str(base), str(cur), "--fail-on", "significant"]) == 0
-    assert "not failing: pass_rate dropped by 0.200" in capsys.readouterr().err
+    assert main(["compare", str(base), str(cur), "--fail-on", "any"]) == 1
+
+
+def test_a_significant_drop_fails_by_default_without_any_regression(tmp_path: Path) -> None:
+    base = noisy_structure(tmp_path / "b.jsonl", 0, n=20)
+    cur = noisy_structure(tmp_path / "c.jsonl", 12, n=20)  # 12 of 20 down, none up: p < 0.001
+    assert main(["compare", str(base), str(cur)]) == 1
+
+
+def test_one_regression_fails_by_default_even_when_a_fix_offsets_the_pass_rate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = write_results(tmp_path / "b.jsonl", [make_result("a"), make_result("b", "fail")])
+    cur = write_results(tmp_path / "c.jsonl", [make_result("a", "fail"), make_result("b")])
+    assert main(["compare", str(base), str(cur), "--annotations"]) == 1
+    out = capsys.readouterr().out
+    assert "no regressions::1 session passed in the baseline and fail now" in out
 
 
 def test_fail_on_significant_still_fails_a_significant_drop(tmp_path: Path) -> None:
     base = run_file(tmp_path / "b.jsonl", 40, n=40)
     cur = run_file(tmp_path / "c.jsonl", 20, n=40)
     assert main(["compare", str(base), str(cur), "--fail-on", "significant"]) == 1
+
+
+def test_compare_help_states_the_default_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["compare", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "exit 1 when any session regressed" in text
+    assert "a drop within noise with no regression is printed as a warning and exits 0" in text
+    assert "(default significant)" in text
 
 
 def test_a_changed_judge_fails_unless_allowed(
@@ -332,7 +384,8 @@ def test_annotations_follow_github_actions_and_the_flag_wins(
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     main(["compare", str(base), str(cur)])
     out = capsys.readouterr().out
-    assert "::error title=research-judge compare%3A pass_rate::pass_rate dropped" in out
+    assert "::warning title=research-judge compare%3A pass_rate::pass_rate dropped" in out
+    assert "::error title=research-judge compare%3A no regressions::2 sessions passed" in out
     assert "::error title=regression%3A s6::passed in the baseline, fails now" in out
 
     main(["compare", str(base), str(cur), "--no-annotations"])
@@ -360,7 +413,8 @@ def test_workflow_commands_escape_percent_cr_lf_and_property_separators() -> Non
     assert escape_data("100% done\r\nnext") == "100%25 done%0D%0Anext"
     assert escape_property("a:b,c%") == "a%3Ab%2Cc%25"
     line = command("error", "line one\n::warning::forged", title="id: a,b")
-    assert line == "::error title=id%3A a%2Cb::line one%0A::warning::forged"
+    # The runner shows %0A as a line break: that shown line starts with "\" (the printing rule).
+    assert line == "::error title=id%3A a%2Cb::line one%0A\\::warning::forged"
     assert "\n" not in line
 
 
@@ -371,8 +425,9 @@ def test_session_text_xml_cannot_carry_is_replaced_and_the_file_parses(tmp_path:
     path = tmp_path / "g.xml"
     path.write_text(to_xml("research-judge grade", grade_cases([r])), encoding="utf-8")
     [case] = cases(path)
-    assert case.name == "s\ufffd-1"
-    assert "]]> <x/>" in (case.result[0].text or "")
+    assert case.name == "s\\x00-1"  # a control character is shown, as everywhere we print
+    text = case.result[0].text or ""
+    assert "]]> <x/>" in text and "nul \\x00 esc \\x1b ff \ufffd end" in text
 
 
 def test_validate_gate_failure_is_annotated_and_a_failed_junit_case(
@@ -519,7 +574,7 @@ def _grade_until_the_provider_stops(
     out = tmp_path / "o.jsonl"
     argv = ["--out", str(out), "--quiet", "--provider", "openai", "--model", "gpt-4o-mini"]
     argv += ["--cache-dir", str(tmp_path / "cache"), "--retries", "0", "--down-after", "0"]
-    argv += ["--send-material"]
+    argv += []
     first = write_sessions(tmp_path / "first.jsonl", sessions[:5])
     second = write_sessions(tmp_path / "second.jsonl", [sessions[0]], ["{not json"])
     with second.open("a", encoding="utf-8") as handle:

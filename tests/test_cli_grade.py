@@ -33,7 +33,7 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
 def net(srv: FakeOpenAIServer, tmp_path: Path, *extra: str) -> list[str]:
     return [
         "--provider", "openai", "--model", "gpt-4o-mini", "--base-url", srv.base_url,
-        "--cache-dir", str(tmp_path / "cache"), "--quiet", "--send-material", *extra,
+        "--cache-dir", str(tmp_path / "cache"), "--quiet", *extra,
     ]  # fmt: skip
 
 
@@ -48,7 +48,9 @@ def test_replaying_the_bundled_recordings_grades_every_fixture(
     expected = [json.loads(line)["id"] for line in (FIXTURES / "sessions.jsonl").open()]
     assert [r.session_id for r in results] == expected
     assert all(r.ok for r in results)
-    assert "graded 20, errors 0" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "graded 20, errors 0" in out
+    assert f"42 judge calls (42 replayed from {FIXTURES / 'recordings'})" in out
 
 
 def test_bad_lines_are_named_and_good_sessions_graded_with_exit_2(
@@ -118,15 +120,21 @@ def test_record_then_replay_gives_the_same_results_and_no_key_is_stored(
             assert SECRET not in path.read_text(errors="replace"), path
 
 
-def test_the_cache_makes_a_rerun_free(tmp_path: Path, server: FakeOpenAIServer) -> None:
+def test_the_cache_makes_a_rerun_free(
+    tmp_path: Path, server: FakeOpenAIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
     src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(3)])
     main(["grade", str(src), "--out", str(tmp_path / "a.jsonl"), *net(server, tmp_path)])
     first = server.stats.requests
+    capsys.readouterr()
     main(["grade", str(src), "--out", str(tmp_path / "b.jsonl"), *net(server, tmp_path)])
     assert server.stats.requests == first
+    # A warm cache can hide a broken setting: the summary says where the answers came from.
+    assert f"({first} from the cache in {tmp_path / 'cache'})" in capsys.readouterr().out
     main(["grade", str(src), "--out", str(tmp_path / "c.jsonl"), *net(server, tmp_path),
           "--no-cache"])  # fmt: skip
     assert server.stats.requests == 2 * first
+    assert "(0 from cache: off (--no-cache))" in capsys.readouterr().out
 
 
 def test_session_text_reaches_the_server_verbatim(tmp_path: Path, server: FakeOpenAIServer) -> None:

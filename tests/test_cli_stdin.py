@@ -99,7 +99,7 @@ def test_tasks_run_reads_the_task_file_from_stdin(
     monkeypatch.setattr(sys, "path", list(sys.path))
     stdin(TASKS.read_bytes())
     argv = ["tasks", "run", "-", "--agent", "fixtures.tasks.agents:v1", "--app-dir", str(REPO)]
-    assert main([*argv, "--json"]) == 0
+    assert main([*argv, "--json"]) == 1  # half the fixture tasks fail, by design
     report = json.loads(capsys.readouterr().out)
     assert [r["id"] for r in report["results"]] == [
         json.loads(line)["id"] for line in TASKS.read_text(encoding="utf-8").splitlines()

@@ -32,7 +32,7 @@ def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[
 def saved_baseline(capsys: pytest.CaptureFixture[str], tmp_path: Path, agent: str) -> Path:
     """Run ``agent`` on the fixture tasks with --json and save the report, as a user would."""
     code, data = run_json(capsys, TASKS, "--agent", agent)
-    assert code == 0
+    assert code == 1  # half the fixture tasks fail, by design
     path = tmp_path / f"{agent.rpartition(':')[2]}.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     return path
@@ -43,7 +43,7 @@ def test_table_lists_every_task_in_order_with_reasons(capsys: pytest.CaptureFixt
     out = capsys.readouterr().out
     rows = out.splitlines()
 
-    assert code == 0
+    assert code == 1  # 4 of 8 failed and no baseline: a CI run fails, as pytest's would
     assert rows[0].split() == ["id", "result", "seconds", "reasons"]
     ids = ["add-small", "capital-france", "multiply", "author", "count-logs", "survey"]
     ids += ["exchange-rate", "largest-planet"]
@@ -61,7 +61,7 @@ def test_json_report_is_a_baseline_and_a_regression_exits_1(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     code, data = run_json(capsys, TASKS, "--agent", V1)
-    assert code == 0
+    assert code == 1
     assert data["pass_rate"] == 0.5 and data["n"] == 8 and data["agent"] == V1
     assert "regressions" not in data
     baseline = tmp_path / "v1.json"
@@ -111,6 +111,54 @@ def test_fixes_alone_exit_0(capsys: pytest.CaptureFixture[str], tmp_path: Path) 
     assert "regressions (0): none" in out
     assert "fixes (1): multiply" in out
     assert "only in baseline (1): author" in out
+
+
+def test_without_a_baseline_any_failed_task_exits_1_and_says_which(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    lines = Path(TASKS).read_text(encoding="utf-8").splitlines()
+    passing = tmp_path / "passing.jsonl"
+    passing.write_text(
+        "\n".join(x for x in lines if '"add-small"' in x or '"capital-france"' in x) + "\n",
+        encoding="utf-8",
+    )
+    assert main(["tasks", "run", str(passing), "--agent", V1]) == 0
+    assert "failing" not in capsys.readouterr().err
+
+    assert main(["tasks", "run", TASKS, "--agent", V1]) == 1
+    err = capsys.readouterr().err
+    assert "failing: 4 of 8 task(s) failed: author, count-logs, survey, exchange-rate" in err
+
+
+def test_with_a_baseline_known_failures_are_allowed(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    baseline = saved_baseline(capsys, tmp_path, V1)
+    # v1 against itself: the same 4 tasks fail, none regressed.
+    assert main(["tasks", "run", TASKS, "--agent", V1, "--baseline", str(baseline)]) == 0
+
+
+@pytest.mark.parametrize(
+    ("bar", "code"), [("0.5", 0), ("0.51", 1), ("0", 0)], ids=["at", "above", "zero"]
+)
+def test_min_pass_rate_is_a_gate_of_its_own(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, bar: str, code: int
+) -> None:
+    baseline = saved_baseline(capsys, tmp_path, V1)  # pass rate 4/8, nothing regresses
+    argv = ["tasks", "run", TASKS, "--agent", V1, "--baseline", str(baseline)]
+    assert main([*argv, "--min-pass-rate", bar]) == code
+    if code:
+        assert "pass rate 0.500 is below --min-pass-rate 0.51" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("bar", ["1.5", "-0.1", "nan", "half"])
+def test_min_pass_rate_outside_0_to_1_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], bar: str
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["tasks", "run", TASKS, "--agent", V1, "--min-pass-rate", bar])
+    assert exc.value.code == 2
+    assert "--min-pass-rate" in capsys.readouterr().err
 
 
 def test_bad_task_lines_are_reported_and_good_tasks_still_run(

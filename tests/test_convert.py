@@ -372,7 +372,8 @@ def test_output_that_is_an_input_is_refused_and_left_alone(tmp_path: Path) -> No
 
 def test_an_interrupted_conversion_leaves_the_previous_output_untouched(tmp_path: Path) -> None:
     out = tmp_path / "sessions.jsonl"
-    out.write_text("earlier\n", encoding="utf-8")
+    earlier = '{"id": "earlier", "question": "q", "answer": "a", "trajectory": []}\n'
+    out.write_text(earlier, encoding="utf-8")  # an earlier conversion: replaceable
     log = write_jsonl(tmp_path / "bad.jsonl", "not json")
 
     def stop(error: InputFileError) -> None:
@@ -380,7 +381,7 @@ def test_an_interrupted_conversion_leaves_the_previous_output_untouched(tmp_path
 
     with pytest.raises(KeyboardInterrupt):
         convert_files("openai-chat", [log], out, on_error=stop)
-    assert out.read_text(encoding="utf-8") == "earlier\n"
+    assert out.read_text(encoding="utf-8") == earlier
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.jsonl", "sessions.jsonl"]
 
 

@@ -313,3 +313,58 @@ def test_claude_agent_tool_use_without_its_result_is_named_with_the_line(tmp_pat
         "'toolu_01Search' (WebSearch) has no result (no tool_result with tool_use_id "
         "'toolu_01Search')"
     ]
+
+
+def test_claude_agent_stream_without_the_prompt_says_how_to_record_it(tmp_path: Path) -> None:
+    lines = [line for line in _lines() if line.get("uuid") != _lines()[1]["uuid"]]
+    log = write_jsonl(tmp_path / "no-prompt.jsonl", *lines)
+    sessions, errors = convert("claude-agent", tmp_path, log)
+    assert sessions == []
+    assert errors == [
+        f"{log}: session '3f1b2c9e-7a44-4d1e-9a0b-5c2e8d6f1a10': no user message with text (the "
+        "question): `claude -p` does not echo the prompt; record with --input-format stream-json "
+        "--replay-user-messages, or add the prompt as a user line"
+    ]
+
+
+def test_responses_hosted_tool_items_are_references(tmp_path: Path) -> None:
+    from openai.types.responses import ResponseInputItemParam
+
+    items: list[dict[str, Any]] = [
+        {"role": "user", "content": [{"type": "input_text", "text": "What do our notes say?"}]},
+        {"type": "file_search_call", "id": "fs_1", "status": "completed",
+         "queries": ["defrost cycle"],
+         "results": [{"file_id": "file-1", "filename": "notes.md", "score": 0.9,
+                      "text": "Defrost runs 5 to 10 minutes.", "attributes": {}}]},
+        {"type": "file_search_call", "id": "fs_2", "status": "completed", "queries": ["cop"],
+         "results": None},
+        {"type": "mcp_call", "id": "mcp_1", "server_label": "wiki", "name": "lookup",
+         "arguments": '{"page": "Heat pump"}', "output": "A heat pump moves heat."},
+        {"type": "mcp_call", "id": "mcp_2", "server_label": "wiki", "name": "lookup",
+         "arguments": "{}",
+         "error": {"type": "mcp_protocol_error", "code": -32602, "message": "page not found"}},
+        {"type": "web_search_call", "id": "ws_9", "status": "failed",
+         "action": {"type": "open_page", "url": "https://example.org/x"}},
+        _said("Defrost runs 5 to 10 minutes."),
+    ]  # fmt: skip
+    adapter: TypeAdapter[Any] = TypeAdapter(ResponseInputItemParam)
+    for item in items:
+        adapter.validate_python(item)
+    log = write_jsonl(tmp_path / "hosted.jsonl", {"id": "hosted", "items": items})
+    (session,), errors = convert("openai-responses", tmp_path, log)
+    assert errors == []
+    fs1, fs2, mcp1, mcp2, ws = session["trajectory"]
+    assert (fs1["tool"], fs1["content"]) == (
+        "file_search",
+        "notes.md:\nDefrost runs 5 to 10 minutes.",
+    )
+    assert fs2["content"] == "" and "file_search_call.results" in fs2["unreadable"]
+    assert (mcp1["content"], mcp1["server"], mcp1["args"]) == (
+        "A heat pump moves heat.",
+        "wiki",
+        {"page": "Heat pump"},
+    )
+    assert mcp2["is_error"] is True
+    assert mcp2["content"] == "MCP tool error (mcp_protocol_error): page not found"
+    assert ws["is_error"] is True and ws["url"] == "https://example.org/x"
+    assert "unreadable" not in ws

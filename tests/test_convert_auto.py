@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 from research_judge.cli import main
-from research_judge.cli.convert import DESCRIPTION
 from research_judge.sessions.convert import (
     ERRORS_SHOWN_PER_FILE,
     FORMATS,
@@ -36,15 +35,19 @@ FIXTURE_OF = {
 }
 
 
-def _help_formats() -> list[str]:
-    block = DESCRIPTION.split("formats:\n", 1)[1].split("\n\n", 1)[0]
+def _help_formats(capsys: pytest.CaptureFixture[str]) -> list[str]:
+    """The formats ``research-judge convert --help`` lists, as the user reads them."""
+    with pytest.raises(SystemExit):
+        main(["convert", "--help"])
+    text = capsys.readouterr().out
+    block = text.split("formats:\n", 1)[1].split("\n\n", 1)[0]
     return [m.group(1) for m in re.finditer(r"^  ([a-z][a-z-]+)\b", block, re.MULTILINE)]
 
 
 def test_every_format_convert_help_lists_has_a_fixture_that_converts_cleanly(
-    tmp_path: Path,
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    listed = _help_formats()
+    listed = _help_formats(capsys)
     assert [f for f in listed if f != "auto"] == list(FORMATS)
     for fmt in FORMATS:
         log = LOGS / FIXTURE_OF[fmt]
@@ -149,3 +152,14 @@ def test_repeated_bad_lines_are_capped_with_a_count_of_the_rest(
     )
     stats = convert_files("openai-chat", [log], tmp_path / "t.jsonl")
     assert len(stats.errors) == 350 and stats.sessions == 1  # every one still counted
+
+
+def test_a_bare_list_of_responses_items_says_how_to_wrap_it(tmp_path: Path) -> None:
+    items = json.loads((LOGS / "openai_responses.jsonl").read_text(encoding="utf-8"))["items"]
+    log = tmp_path / "to_input_list.jsonl"
+    log.write_text(json.dumps(items) + "\n", encoding="utf-8")
+    stats = convert_files("auto", [log], tmp_path / "out.jsonl")
+    assert [str(e) for e in stats.errors] == [
+        f"{log}: looks like bare lists of Responses API items, without a record id; no convert "
+        'format reads it (write each list as {"id": ..., "items": [...]} for \'openai-responses\')'
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from research_judge.cli import main
+from research_judge.cli._demo import MARKER
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,7 +42,13 @@ def test_the_demo_runs_offline_and_writes_the_report(tmp_path: Path) -> None:
     assert "Judge shift (rejudged - baseline) or agent change (current - rejudged)" in out
     assert "Gates: FAILED" in out and "below the bar 0.7 (--min-fail-agreement)" in out
     assert "Regressions (pass -> fail) (1):\n  s-0016" in out
-    assert "WARNING: 1 metric dropped by more than 0.05 (structure)" in out
+    # The gate fails on the real regression, and calls the structure drop noise, not a failure.
+    assert "WARNING: 1 metric dropped by more than 0.05 (structure within noise)" in out
+    assert (
+        "research-judge compare: failing: 1 session passed in the baseline and fail now: s-0016"
+        in done.stderr
+    )
+    assert "research-judge compare: not failing: structure dropped by 0.075" in done.stderr
     assert "regressions (1): multiply" in out and "fixes (1): author" in out
     # The agent-logs step: a Responses log, a Claude Agent SDK stream and a Vercel span dump too.
     for session in ("resp-lfp-01", "3f1b2c9e-7a44-4d1e-9a0b-5c2e8d6f1a10",
@@ -72,6 +80,56 @@ def test_a_second_demo_replaces_the_first_in_its_own_folder(tmp_path: Path) -> N
     assert len((out / "results.jsonl").read_text(encoding="utf-8").splitlines()) == 20
 
 
+def test_a_second_demo_keeps_every_file_the_user_wrote_in_its_folder(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    assert main(["demo", "--out", str(out)]) == 0
+    written = set(json.loads((out / MARKER).read_text(encoding="utf-8"))["files"])
+    assert {"results.jsonl", "report.html", "fixtures/sessions.jsonl"} <= written
+    # What a user does after the demo: grade their own file beside it, keep notes, a folder.
+    mine = {
+        "my-results.jsonl": "{}\n",
+        "notes.txt": "mine",
+        "runs/today.jsonl": "{}\n",
+        "fixtures/../my-labels.csv": "session_id,label\n",
+    }
+    for name, text in mine.items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text(text, encoding="utf-8")
+    assert main(["demo", "--out", str(out)]) == 0
+    for name, text in mine.items():
+        assert (out / name).read_text(encoding="utf-8") == text
+    after = set(json.loads((out / MARKER).read_text(encoding="utf-8"))["files"])
+    assert after == written  # the manifest lists the demo's files, never the user's
+
+
+def test_a_file_of_the_users_inside_the_demo_fixtures_stops_the_demo(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    assert main(["demo", "--out", str(out)]) == 0
+    (out / "fixtures" / "mine.jsonl").write_text("{}\n", encoding="utf-8")
+    assert main(["demo", "--out", str(out)]) == 2
+    assert (out / "fixtures" / "mine.jsonl").read_text(encoding="utf-8") == "{}\n"
+
+
+@pytest.mark.parametrize(
+    "marker",
+    ["made by research-judge demo; safe to delete\n", '{"files": ["../outside.txt"]}'],
+    ids=["older-marker", "escaping-name"],
+)
+def test_a_marker_that_does_not_list_safe_files_deletes_nothing_outside(
+    tmp_path: Path, marker: str
+) -> None:
+    out = tmp_path / "demo"
+    out.mkdir()
+    (out / MARKER).write_text(marker, encoding="utf-8")
+    (out / "keep.txt").write_text("mine", encoding="utf-8")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("mine too", encoding="utf-8")
+    code = main(["demo", "--out", str(out)])
+    assert outside.read_text(encoding="utf-8") == "mine too"
+    assert (out / "keep.txt").read_text(encoding="utf-8") == "mine"
+    assert code == (2 if marker.startswith("made by") else 0)
+
+
 def test_the_installed_demo_names_the_folder_it_writes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -80,7 +138,7 @@ def test_the_installed_demo_names_the_folder_it_writes(
     captured = capsys.readouterr()
     lines = captured.out.strip().splitlines()
     # Nothing to worry a first-time user: no guessed context window for the scripted judge.
-    assert "warning" not in captured.err and "context-window table" not in captured.err
+    assert "grade: warning" not in captured.err and "context-window table" not in captured.err
     assert lines[0].startswith("research-judge demo: writing to research-judge-demo/ ")
     assert "research-judge-demo/fixtures/" in lines[0]
     assert lines[-1] == "everything the demo wrote is in research-judge-demo/"

@@ -12,8 +12,13 @@ import pytest
 from research_judge.cli import build_parser
 from research_judge.cli._grading import execute
 from research_judge.clients._http import format_rejection
-from research_judge.clients.resilience import Health, RetryPolicy
-from research_judge.errors import ProviderDownError, TransientApiError, UnreachableError
+from research_judge.clients.resilience import SAME_REFUSAL_AFTER, Health, RetryPolicy
+from research_judge.errors import (
+    ApiError,
+    ProviderDownError,
+    TransientApiError,
+    UnreachableError,
+)
 from research_judge.results.model import read_results
 
 from http_stub import StubServer, json_answer
@@ -126,3 +131,49 @@ def test_an_address_that_never_answered_stops_after_a_few_attempts_not_a_time_wi
     with pytest.raises(ProviderDownError, match=expected):
         health.failure(refused)
     assert health.stopped is not None and "refused" in str(health.stopped)
+
+
+# What a server answers when a required option is missing from every request, in substance.
+MISSING_OPTION = {
+    "error": {
+        "message": "reasoning_effort is required for this deployment",
+        "type": "invalid_request_error",
+    }
+}
+
+
+async def test_the_same_4xx_on_the_first_calls_stops_the_run_with_the_servers_words(
+    tmp_path: Path,
+) -> None:
+    async with StubServer(json_answer(MISSING_OPTION, status=400)) as server:
+        code, err, out = await grade(tmp_path, server.base_url, "--concurrency", "1")
+        sent = len(server.seen)
+    assert code == 3
+    assert sent == SAME_REFUSAL_AFTER  # not all 20 sessions, one by one
+    assert "all refused with the same answer" in err
+    assert "reasoning_effort is required for this deployment" in err
+    assert "HTTP 400" in err
+    # At most the sessions whose calls got the answer are recorded, as API errors; the stop
+    # says how to send them again.
+    recorded = read_results(out) if out.exists() else []
+    assert len(recorded) < SAME_REFUSAL_AFTER
+    assert all(r.error_kind == "api" for r in recorded)
+    assert "--retry-errors" in err
+
+
+def test_a_4xx_after_a_success_is_that_sessions_problem_not_the_runs() -> None:
+    health = Health(RetryPolicy())
+    health.success()
+    for _ in range(2 * SAME_REFUSAL_AFTER):
+        health.failure(ApiError("HTTP 400: this session's image is too large", 400))
+    assert health.stopped is None
+
+
+def test_different_4xx_answers_do_not_add_up_to_a_stop() -> None:
+    health = Health(RetryPolicy())
+    for i in range(2 * SAME_REFUSAL_AFTER):
+        health.failure(ApiError(f"HTTP 400: bad request {i % 2}", 400))
+    assert health.stopped is None
+    with pytest.raises(ProviderDownError, match="same answer"):
+        for _ in range(SAME_REFUSAL_AFTER):
+            health.failure(ApiError("HTTP 422: unknown field 'x'", 422))

@@ -38,7 +38,7 @@ def test_the_fake_server_answers_every_converted_agent_log(
     out = tmp_path / "results.jsonl"
     with FakeOpenAIServer(FakeJudge()) as server:
         code = main(["grade", str(sessions), "--out", str(out), "--model", "fake-judge",
-                     "--base-url", server.base_url, "--send-material", "--no-cache", "--quiet",
+                     "--base-url", server.base_url, "--no-cache", "--quiet",
                      "--mode", mode, "--max-attempts", "1",
                      "--store", str(LOGS / "store")])  # fmt: skip
         failed = server.stats.failed

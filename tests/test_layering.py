@@ -27,6 +27,7 @@ LAYERS: list[set[str]] = [
         "_canonical",
         "_files",
         "_format",
+        "_text",
         "_lazy",
         "_toml",
         "_validation",

@@ -13,7 +13,7 @@ from aiohttp import web
 
 from research_judge.cli import main
 from research_judge.clients import make_client
-from research_judge.clients.base import JudgeRequest, Material, Message
+from research_judge.clients.base import JudgeRequest, Message
 from research_judge.clients.openai import OpenAIClient
 from research_judge.clients.scripted import ScriptedClient
 from research_judge.clients.text_limits import TEXT_LIMITS
@@ -110,12 +110,8 @@ async def test_a_re_ask_after_a_cut_reply_does_not_carry_the_cut_reply() -> None
         name = body["tools"][0]["function"]["name"]
         if name == "criterion_scores" and len(body["messages"]) == 2:  # the first scoring ask
             return web.json_response(tool_completion(cut, used=body["max_tokens"]))
-        call = "counting" if name == "counting_verdicts" else "scoring"
-        ids = ("r1", "r2") if call == "counting" else ()
-        reply = fake_judge_reply(
-            JudgeRequest(call, "", (), name, {}, session_id="s-1", material=Material(ids))
-        )
-        return web.json_response(tool_completion(json.dumps(reply), used=40, name=name))
+        reply = FakeJudge().respond(body, {})
+        return web.json_response(tool_completion(reply, used=40, name=name))
 
     async with StubServer(answer) as server:
         client = OpenAIClient("m", api_key="k", base_url=server.base_url, mode="tool")
@@ -158,7 +154,7 @@ def test_the_token_caps_reach_the_server_from_the_command_line(
     src = write_sessions(tmp_path / "s.jsonl", [session("s-1")])
     with FakeOpenAIServer(FakeJudge()) as server:
         code = main(["grade", str(src), "--out", str(tmp_path / "o.jsonl"), "--model", "m",
-                     "--base-url", server.base_url, "--send-material", "--no-cache", "--quiet",
+                     "--base-url", server.base_url, "--no-cache", "--quiet",
                      "--counting-max-tokens", "300", "--scoring-max-tokens", "200"])  # fmt: skip
         caps = [(r.body["response_format"]["json_schema"]["name"], r.body["max_tokens"])
                 for r in server.requests]  # fmt: skip

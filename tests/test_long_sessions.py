@@ -4,7 +4,6 @@ not-judged accounting and context diagnostics (contract section 11)."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +11,7 @@ import pytest
 
 from research_judge.clients import ScriptedClient
 from research_judge.clients._http import error_for_status
-from research_judge.clients.base import JudgeRequest, Material
-from research_judge.clients.material import MaterialMissing
+from research_judge.clients.base import JudgeRequest
 from research_judge.cost.prices import PriceTable
 from research_judge.cost.tokens import estimate_tokens, planning_request_tokens, planning_tokens
 from research_judge.cost.windows import ModelLimits, WindowTable
@@ -48,6 +46,8 @@ from research_judge.testing.long_sessions import (
 )
 
 SMALL = ModelLimits(context_window=16_000, max_output_tokens=8_192)
+
+REWORDED = Path(__file__).resolve().parent / "reworded_prompts"
 
 
 def judge(
@@ -252,10 +252,9 @@ async def test_the_truthful_judge_answers_a_part_from_what_the_part_shows() -> N
     content = session.trajectory[0].content
     answers = []
     for request in counting_requests(client):
-        assert request.material is not None
-        [(ref_id, start, end)] = request.material.parts
-        assert ref_id == "r1"
-        part = " ".join(content[start:end].split())
+        [shown] = truthful.shows(request).references
+        assert shown.id == "r1" and shown.content in content and shown.content != content
+        part = " ".join(shown.content.split())
         [relevant] = [v for v in truthful(request)["verdicts"] if v["check"] == "relevant"]
         assert (relevant["answer"] == "yes") == (RELEVANT_MARK in part)
         assert relevant["evidence"] in part
@@ -264,14 +263,21 @@ async def test_the_truthful_judge_answers_a_part_from_what_the_part_shows() -> N
 
 
 def test_the_truthful_judge_refuses_requests_it_cannot_answer_truthfully() -> None:
-    truthful = TruthfulJudge([make_session("s", 2, 100)])
-    known = JudgeRequest("counting", "", (), "counting_verdicts", {}, session_id="s")
-    with pytest.raises(MaterialMissing):
-        truthful(known)
-    with pytest.raises(UnknownSession, match="'other'"):
-        truthful(replace(known, session_id="other", material=Material(("r1",))))
+    built = make_session("s", 2, 100).session
+    truthful = TruthfulJudge([built])
+    renderer = Judge(ScriptedClient([]))
+
+    def counting_of(raw: dict[str, Any]) -> JudgeRequest:
+        return renderer.first_requests(Session.model_validate(raw))[0]
+
+    with pytest.raises(UnknownSession, match=r"not built with a session asking .Other\?."):
+        truthful(counting_of({**built, "question": "Other?"}))
+    extra = {"id": "r9", "content": "not in the session the judge knows"}
     with pytest.raises(UnknownSession, match="'r9'"):
-        truthful(replace(known, material=Material(("r9",))))
+        truthful(counting_of({**built, "trajectory": [*built["trajectory"], extra]}))
+    other_prompts = Judge(ScriptedClient([]), prompts=PromptSet(REWORDED))
+    with pytest.raises(ValueError, match="not those of the prompts folder"):
+        truthful(other_prompts.first_requests(Session.model_validate(built))[0])
 
 
 async def test_split_and_one_call_give_the_same_ratios() -> None:
@@ -408,8 +414,9 @@ async def test_a_pack_that_keeps_failing_is_recorded_as_not_judged() -> None:
     truthful = TruthfulJudge([session])
 
     def broken_later_packs(request: JudgeRequest) -> Any:
-        shown = request.material
-        if shown is not None and shown.claims is not None and "r20" in shown.reference_ids:
+        shown = truthful.shows(request) if request.call == "counting" else None
+        ids = [] if shown is None else [r.id for r in shown.references]
+        if shown is not None and shown.claims is not None and "r20" in ids:
             return "not json"  # every later call showing r20 (the first call fixes the claims)
         return truthful(request)
 
@@ -615,7 +622,8 @@ async def test_a_lone_reference_whose_reply_is_still_cut_is_not_cut_up_endlessly
     truthful = TruthfulJudge([session])
 
     def cut_r9(request: JudgeRequest) -> Any:
-        if request.material is not None and "r9" in request.material.reference_ids:
+        shown = truthful.shows(request).references if request.call == "counting" else ()
+        if "r9" in [r.id for r in shown]:
             return OutputTruncated("reply truncated at max_output_tokens")
         return truthful(request)
 
@@ -625,17 +633,16 @@ async def test_a_lone_reference_whose_reply_is_still_cut_is_not_cut_up_endlessly
     assert result.context.not_judged_references == ["r9"]
     # r9 is planned in parts; a part whose reply is cut is not cut up further (its reply would
     # not shrink), so each part costs one call instead of a cascade of halvings.
-    import itertools
-
-    ranges = [
-        (start, end)
+    whole = session.trajectory[8].content
+    shown = [
+        ref.content
         for r in counting_requests(client)
-        if r.material is not None
-        for ref_id, start, end in r.material.parts
-        if ref_id == "r9"
+        for ref in truthful.shows(r).references
+        if ref.id == "r9"
     ]
-    # The planned parts, each shown (in packs halved down to it) but never cut up further.
-    parts = sorted(set(ranges))
-    assert len(parts) >= 2
-    assert all(a[1] <= b[0] for a, b in itertools.pairwise(parts))
+    # The planned parts, each shown (in packs halved down to it) but never cut up further: the
+    # distinct texts shown of r9 add up to no more than r9 (a halved part would show again).
+    parts = set(shown)
+    assert len(parts) >= 2 and all(p in whole and p != whole for p in parts)
+    assert sum(len(p) for p in parts) <= len(whole)
     assert_no_pack_sent_twice(client)

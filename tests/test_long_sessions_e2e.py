@@ -11,7 +11,6 @@ import pytest
 
 from research_judge.cli import main
 from research_judge.clients.base import JudgeRequest, Message
-from research_judge.clients.material import MATERIAL_HEADER, decode_material
 from research_judge.clients.openai import OpenAIClient
 from research_judge.errors import ContextLengthError, OutputTruncated
 from research_judge.results.model import read_results
@@ -57,9 +56,6 @@ def grade(
     return code, read_results(out)
 
 
-SEND_MATERIAL = "--send-material"  # the truthful judge answers from the material header
-
-
 def test_a_window_smaller_than_believed_is_replanned_from_the_providers_refusals(
     tmp_path: Path,
 ) -> None:
@@ -69,7 +65,7 @@ def test_a_window_smaller_than_believed_is_replanned_from_the_providers_refusals
     with FakeOpenAIServer(TruthfulJudge([first, second]), context_window=12_000) as srv:
         code, results = grade(
             tmp_path, [first.session, second.session], srv, "--context-window", "32000",
-            "--concurrency", "1", SEND_MATERIAL,
+            "--concurrency", "1",
         )  # fmt: skip
     assert code == 0, [r.error for r in results]
     refused = [r for r in srv.requests if r.status == 400]
@@ -111,15 +107,13 @@ def test_summary_counts_what_was_not_judged(
         """Invalid output for every later call (claims fixed) that shows r25."""
 
         def respond(self, body: dict, headers: dict[str, str]) -> str:
-            _, _, shown = decode_material(headers[MATERIAL_HEADER.lower()])
-            if shown.claims is not None and "r25" in shown.reference_ids:
+            shown = truthful.shown.read_body(body, truthful.shows_claims)
+            if shown.claims is not None and "r25" in [ref.id for ref in shown.references]:
                 return "not json"
             return truthful.respond(body, headers)
 
     with FakeOpenAIServer(Broken()) as srv:
-        code, [result] = grade(
-            tmp_path, [built.session], srv, "--context-window", "12000", SEND_MATERIAL
-        )
+        code, [result] = grade(tmp_path, [built.session], srv, "--context-window", "12000")
     assert code == 0 and result.context is not None and result.context.not_judged > 0
     out = capsys.readouterr().out
     assert "not judged" in out and "context" in out
@@ -152,7 +146,6 @@ def test_the_python_api_takes_a_context_window(tmp_path: Path) -> None:
             api_key="sk-test",
             cache=False,
             context_window=12_000,
-            send_material=True,
         )
     assert srv.stats.refused_context == 0
     assert result.ratios == built.truth

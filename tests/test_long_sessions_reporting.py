@@ -18,6 +18,7 @@ from research_judge.report.render import render_html, render_markdown
 from research_judge.results.model import Result
 from research_judge.sessions.model import Session
 from research_judge.testing.long_sessions import TruthfulJudge, make_session
+from research_judge.testing.shown import RequestShown
 
 LIMITS = ModelLimits(16_000, 8_192)
 
@@ -53,8 +54,10 @@ async def test_the_report_plots_size_against_utilization_and_lists_the_heaviest(
 
 async def test_the_report_counts_what_was_not_judged() -> None:
     def later_call_with_r30(request: JudgeRequest) -> bool:
-        shown = request.material
-        return shown is not None and shown.claims is not None and "r30" in shown.reference_ids
+        if request.call != "counting":
+            return False
+        shown = RequestShown().read(request, TruthfulJudge.shows_claims)
+        return shown.claims is not None and "r30" in [ref.id for ref in shown.references]
 
     results = await graded([("big", 40, 2000)], later_call_with_r30)
     data = build_report(results)

@@ -68,7 +68,7 @@ def test_a_rate_limited_run_shows_its_429s_while_running_and_at_the_end(
     src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(12)])
     with FakeOpenAIServer(FakeJudge(), latency=0.02, max_concurrent=2, retry_after=0.02) as srv:
         code = main(["grade", str(src), "--out", str(tmp_path / "o.jsonl"), "--model", "m",
-                     "--base-url", srv.base_url, "--send-material", "--no-cache",
+                     "--base-url", srv.base_url, "--no-cache",
                      "--concurrency", "8", "--json"])  # fmt: skip
         sent_429 = srv.stats.rate_limited
     captured = capsys.readouterr()
@@ -131,7 +131,7 @@ def test_server_errors_show_as_retries_in_the_summary_never_as_errors_0_alone(
     src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(4)])
     with FakeOpenAIServer(FakeJudge(), fail_status=500, fail_count=2, retry_after=0) as srv:
         code = main(["grade", str(src), "--out", str(tmp_path / "o.jsonl"), "--model", "m",
-                     "--base-url", srv.base_url, "--send-material", "--no-cache",
+                     "--base-url", srv.base_url, "--no-cache",
                      "--concurrency", "1", "--json"])  # fmt: skip
         failed = srv.stats.failed
     captured = capsys.readouterr()

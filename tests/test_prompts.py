@@ -120,6 +120,41 @@ def test_counting_prompt_carries_question_answer_and_every_reference() -> None:
         assert text.count(f'<</reference id="{ref_id}" {nonce}>>') == 1
 
 
+def test_each_references_tool_call_is_shown_with_its_arguments() -> None:
+    # As `convert` writes them: the tool and its parsed arguments beside the result's text.
+    trajectory = [
+        {"id": "call_1", "content": "Norway EV share 82%.", "title": "Norway 2023",
+         "tool": "web_search", "args": {"query": "Norway EV share 2023"}},
+        {"id": "call_2", "content": "Page text.", "url": "https://e.org/p",
+         "tool": "web_fetch", "args": {"url": "https://e.org/p"}},
+        {"id": "call_3", "content": "Notes.", "tool": "read_notes", "args": "raw {not json"},
+        {"id": "r4", "content": "A page the log gave no call for."},
+    ]  # fmt: skip
+    text = user_text(requests_for(make_session(trajectory=trajectory))["counting"])
+    blocks = text.split("<<reference id=")[1:]
+    shown = 'tool call: web_search {"query": "Norway EV share 2023"}\ntitle: Norway 2023'
+    assert shown in blocks[0]
+    assert 'tool call: web_fetch {"url": "https://e.org/p"}' in blocks[1]
+    assert "tool call: read_notes raw {not json" in blocks[2]
+    assert "tool call:" not in blocks[3]
+    assert 'A "tool call" line shows what the agent asked for' in text
+
+
+def test_a_long_tool_argument_is_shortened_to_one_line() -> None:
+    pasted = "word\n" * 400
+    ref = {"id": "c1", "content": "x", "tool": "summarize", "args": {"text": pasted}}
+    text = user_text(requests_for(make_session(trajectory=[ref]))["counting"])
+    [line] = [x for x in text.splitlines() if x.startswith("tool call:")]
+    assert line.endswith("...") and len(line) <= len("tool call: summarize ") + 500
+
+
+def test_sessions_without_tool_calls_render_as_before() -> None:
+    # Their requests, and so every recording made of them, are unchanged: no tool line, no
+    # sentence about tool calls.
+    text = user_text(requests_for(make_session())["counting"])
+    assert "tool call" not in text
+
+
 def test_counting_prompt_without_references_says_so() -> None:
     text = user_text(requests_for(make_session(trajectory=[]))["counting"])
     assert "The trajectory holds 0 references." in text

@@ -16,13 +16,15 @@ import pytest
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
 from research_judge.cli import main
-from research_judge.clients.material import MATERIAL_HEADER, decode_material
 from research_judge.results.model import read_results
+from research_judge.testing.shown import RequestShown
 
 from support import counting_reply, scoring_reply, session, write_sessions
 
 # How many of a session's three scoring samples the fake answers with effectiveness 1 (a fail).
 FAILS = {"s-0": 0, "s-1": 1, "s-2": 2, "s-3": 3}
+# A request carries no session id: the fake tells the sessions apart by their questions.
+BY_QUESTION = {session(sid)["question"]: sid for sid in FAILS}
 
 
 class SampleVaryingResponder:
@@ -35,12 +37,15 @@ class SampleVaryingResponder:
     def __init__(self) -> None:
         self.seen: Counter[str] = Counter()
         self.lock = threading.Lock()
+        self.shown = RequestShown()
 
     def respond(self, body: dict[str, Any], headers: dict[str, str]) -> str:
-        # The material header (grade --send-material) names the call, session and references.
-        call, sid, material = decode_material(headers[MATERIAL_HEADER.lower()])
-        if call == "counting":
-            return json.dumps(counting_reply(list(material.reference_ids), grounded=[True, True]))
+        # What the request shows, read back from its body: the call, question and references.
+        shown = self.shown.read_body(body)
+        sid = BY_QUESTION[shown.question]
+        if shown.call == "counting":
+            ids = [ref.id for ref in shown.references]
+            return json.dumps(counting_reply(ids, grounded=[True, True]))
         with self.lock:
             nth = self.seen[sid]
             self.seen[sid] += 1
@@ -51,7 +56,7 @@ def grade(tmp_path: Path, out: Path, *extra: str) -> int:
     src = write_sessions(tmp_path / "in.jsonl", [session(s) for s in FAILS])
     return main(
         ["grade", str(src), "--out", str(out), "--provider", "openai", "--model", "m",
-         "--quiet", "--send-material", "--repeats", "3", "--temperature", "0.7", *extra]
+         "--quiet", "--repeats", "3", "--temperature", "0.7", *extra]
     )  # fmt: skip
 
 

@@ -212,7 +212,7 @@ def test_grade_repeats_through_the_cli_and_a_fake_server(
         code = main(
             ["grade", str(src), "--out", str(out), "--provider", "openai", "--model", "m",
              "--base-url", srv.base_url, "--cache-dir", str(tmp_path / "cache"), "--quiet",
-             "--repeats", "3", "--send-material"]
+             "--repeats", "3",]
         )  # fmt: skip
         assert code == 0 and srv.stats.requests == 2 * 2 * 3
     assert "temperature 0" in capsys.readouterr().err  # warned: samples would be identical
@@ -296,7 +296,7 @@ def test_grade_jury_through_the_cli(
     net = ["--provider", "openai", "--model", "m1", "--cache-dir", str(tmp_path / "c"), "--quiet"]
     with FakeOpenAIServer(body_responder) as srv:
         code = main(["grade", str(src), "--out", str(out), *net, "--base-url", srv.base_url,
-                     "--jury", "m2,openai:m3", "--send-material"])  # fmt: skip
+                     "--jury", "m2,openai:m3",])  # fmt: skip
         assert code == 0 and srv.stats.requests == 2 * 2 * 3
     results = read_results(out)
     assert [s.juror for s in results[0].repeats.samples] == ["openai/m1", "openai/m2", "openai/m3"]

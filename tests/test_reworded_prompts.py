@@ -3,8 +3,9 @@
 ``tests/reworded_prompts/`` is a copy of the shipped templates with every sentence reworded and
 the markers restyled (``[[begin answer NONCE]]`` instead of ``<<answer NONCE>>``), the same
 variables in use. A fake that read its answers back from the prompt's wording would break on
-it; the fakes answer from the request's material, so every session is still graded, error-free
-and, for the truthful judge, to its known truth.
+it; the fakes read each request back through the templates that rendered it (given the same
+folder), so every session is still graded, error-free and, for the truthful judge, to its known
+truth.
 """
 
 from __future__ import annotations
@@ -26,11 +27,11 @@ from research_judge.judge.grader import Judge, JudgeSettings
 from research_judge.judge.prompts import PromptSet, default_prompts_dir
 from research_judge.results.model import Result, read_results
 from research_judge.sessions.model import Session
-from research_judge.testing import FakeJudge, FakeOpenAIServer, fake_judge_reply
+from research_judge.testing import FakeJudge, FakeOpenAIServer
 from research_judge.testing.fake_openai import Responder
 from research_judge.testing.long_sessions import TruthfulJudge, make_session
 
-from support import body_responder, good_responder, session, write_sessions
+from support import GoodResponder, session, write_sessions
 
 REWORDED = Path(__file__).resolve().parent / "reworded_prompts"
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sessions.jsonl"
@@ -79,11 +80,12 @@ def assert_all_graded(results: list[Result], ids: list[str]) -> None:
     assert [(r.session_id, r.error) for r in results if r.error] == []
 
 
-@pytest.mark.parametrize("responder", [fake_judge_reply, good_responder])
-async def test_scripted_judges_answer_reworded_prompts(tmp_path: Path, responder: Any) -> None:
+@pytest.mark.parametrize("kind", ["fake_judge", "good_responder"])
+async def test_scripted_judges_answer_reworded_prompts(tmp_path: Path, kind: str) -> None:
+    responder: Any = FakeJudge(REWORDED) if kind == "fake_judge" else GoodResponder(REWORDED)
     src = (
         FIXTURES
-        if responder is fake_judge_reply
+        if kind == "fake_judge"
         else write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(3)])
     )
     client = ScriptedClient(responder)
@@ -100,7 +102,7 @@ def cli_grade(
     out = tmp_path / "results.jsonl"
     with FakeOpenAIServer(responder, context_window=window) as srv:
         code = main(["grade", str(sessions), "--out", str(out), "--model", "gpt-4o",
-                     "--base-url", srv.base_url, "--prompts", str(REWORDED), "--send-material",
+                     "--base-url", srv.base_url, "--prompts", str(REWORDED),
                      "--max-attempts", "1", "--no-cache", "--quiet", *extra])  # fmt: skip
     assert code == 0
     assert srv.stats.failed == 0 and srv.stats.refused_context == 0
@@ -110,7 +112,7 @@ def cli_grade(
 
 
 def test_serve_fakes_judge_answers_reworded_prompts(tmp_path: Path) -> None:
-    results = cli_grade(tmp_path, FIXTURES, FakeJudge())
+    results = cli_grade(tmp_path, FIXTURES, FakeJudge(REWORDED))
     ids = [json.loads(line)["id"] for line in FIXTURES.read_text().splitlines() if line.strip()]
     assert_all_graded(results, ids)
     assert {r.verdict for r in results} == {"pass", "fail"}
@@ -118,7 +120,7 @@ def test_serve_fakes_judge_answers_reworded_prompts(tmp_path: Path) -> None:
 
 def test_the_test_suites_header_responder_answers_reworded_prompts(tmp_path: Path) -> None:
     src = write_sessions(tmp_path / "s.jsonl", [session(f"s-{i}") for i in range(3)])
-    assert_all_graded(cli_grade(tmp_path, src, body_responder), ["s-0", "s-1", "s-2"])
+    assert_all_graded(cli_grade(tmp_path, src, GoodResponder(REWORDED)), ["s-0", "s-1", "s-2"])
 
 
 def long_sessions() -> list[Any]:
@@ -130,7 +132,7 @@ def test_the_truthful_judge_answers_reworded_prompts_over_http(tmp_path: Path) -
     built = long_sessions()
     src = write_sessions(tmp_path / "long.jsonl", [b.session for b in built])
     results = cli_grade(
-        tmp_path, src, TruthfulJudge(built), "--context-window", "12000", window=12_000
+        tmp_path, src, TruthfulJudge(built, REWORDED), "--context-window", "12000", window=12_000
     )
     assert_all_graded(results, ["many", "huge"])
     for result, known in zip(results, built, strict=True):
@@ -142,7 +144,7 @@ def test_the_truthful_judge_answers_reworded_prompts_over_http(tmp_path: Path) -
 async def test_the_truthful_judge_answers_reworded_prompts_in_process() -> None:
     built = long_sessions()
     sessions = [Session.model_validate(b.session) for b in built]
-    j = judge(ScriptedClient(TruthfulJudge(sessions)), ModelLimits(12_000, 4_096))
+    j = judge(ScriptedClient(TruthfulJudge(sessions, REWORDED)), ModelLimits(12_000, 4_096))
     for known, one in zip(built, sessions, strict=True):
         result = await j.grade(one)
         assert result.error is None and result.ratios == known.truth

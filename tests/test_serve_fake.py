@@ -36,7 +36,7 @@ def test_the_first_run_grades_the_fixtures_against_serve_fake_without_a_key(
         base_url = first.split()[-1]
         out = tmp_path / "results.jsonl"
         code = main(["grade", str(FIXTURES / "sessions.jsonl"), "--out", str(out),
-                     "--model", "fake-judge", "--base-url", base_url, "--send-material",
+                     "--model", "fake-judge", "--base-url", base_url,
                      "--no-cache", "--concurrency", "8", "--quiet"])  # fmt: skip
     finally:
         server.send_signal(signal.SIGTERM)
@@ -71,7 +71,42 @@ def test_a_local_server_needs_no_key_and_gets_no_authorization(
 
     with FakeOpenAIServer(FakeJudge()) as server:
         code = main(["grade", str(src), "--out", str(tmp_path / "o.jsonl"), "--model", "m",
-                     "--base-url", server.base_url, "--send-material", "--no-cache",
+                     "--base-url", server.base_url, "--no-cache",
                      "--quiet"])  # fmt: skip
     assert code == 0
     assert server.stats.requests == 2 and server.stats.with_authorization == 0
+
+
+def test_serve_fake_reads_the_prompts_folder_the_run_grades_with(tmp_path: Path) -> None:
+    reworded = Path(__file__).resolve().parent / "reworded_prompts"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "research_judge", "serve-fake", "--port", "0",
+         "--prompts", str(reworded), "--max-seconds", "120"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert server.stdout is not None
+        first = server.stdout.readline()
+        base_url = first.split()[-1]
+        hint = server.stdout.readline() + server.stdout.readline()
+        assert f"--base-url {base_url}\n" in hint  # the suggested command needs no other flag
+        out = tmp_path / "results.jsonl"
+        argv = ["grade", str(FIXTURES / "sessions.jsonl"), "--out", str(out), "--model",
+                "fake-judge", "--base-url", base_url, "--no-cache", "--quiet"]  # fmt: skip
+        env = {**os.environ, "OPENAI_API_KEY": "sk-unused"}
+        reworded_run = subprocess.run(
+            [sys.executable, "-m", "research_judge", *argv, "--prompts", str(reworded)],
+            capture_output=True, text=True, env=env, check=False,
+        )  # fmt: skip
+        shipped_run = subprocess.run(
+            [sys.executable, "-m", "research_judge", *argv, "--out", str(tmp_path / "s.jsonl")],
+            capture_output=True, text=True, env=env, check=False,
+        )  # fmt: skip
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.communicate(timeout=30)
+    assert reworded_run.returncode == 0, reworded_run.stderr
+    assert all(r.error is None for r in read_results(out))
+    # The shipped prompts are not what this fake reads: refused (400), never guessed at.
+    assert shipped_run.returncode != 0
+    assert "not those of the prompts folder" in read_results(tmp_path / "s.jsonl")[0].error

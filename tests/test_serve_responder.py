@@ -1,7 +1,7 @@
 """``python -m research_judge.testing.serve --responder MODULE:NAME``: what NAME may be.
 
 A function of the body, or a header responder (an object with ``respond(body, headers)``, or its
-class, made with no arguments) such as ``FakeJudge``, which answers from the material header.
+class, made with no arguments) such as ``FakeJudge``, which answers from the request body.
 """
 
 from __future__ import annotations
@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from research_judge.clients.base import JudgeRequest, Material
-from research_judge.clients.material import MATERIAL_HEADER, encode_material
+from research_judge.clients.openai import OpenAIClient
+from research_judge.clients.scripted import ScriptedClient
+from research_judge.judge.grader import Judge
+from research_judge.sessions.model import Session
 from research_judge.testing import FakeJudge
 from research_judge.testing.fake_openai import HeaderResponder
 from research_judge.testing.serve import load_responder
@@ -23,7 +25,7 @@ from research_judge.testing.serve import load_responder
 MODULE = """
 class Replies:
     def respond(self, body, headers):
-        return headers.get("x-research-judge-material", "none")
+        return headers.get("x-test-header", "none")
 
 replies = Replies()
 
@@ -60,17 +62,23 @@ def test_a_function_of_the_body_is_used_as_it_is(module: str) -> None:
 def test_a_header_responder_or_its_class_reads_the_headers(module: str, name: str) -> None:
     responder = load_responder(f"{module}:{name}")
     assert isinstance(responder, HeaderResponder) and not isinstance(responder, type)
-    assert responder.respond({}, {"x-research-judge-material": "m"}) == "m"
+    assert responder.respond({}, {"x-test-header": "m"}) == "m"
 
 
 def test_the_fake_judge_of_serve_fake_can_be_named() -> None:
     responder = load_responder("research_judge.testing.fake_judge:FakeJudge")
     assert isinstance(responder, FakeJudge)
-    request = JudgeRequest(
-        "counting", "s", (), "counting_verdicts", {}, session_id="s-1", material=Material(("r1",))
+    one = Session.model_validate(
+        {
+            "id": "s-1",
+            "question": "Q?",
+            "answer": "A.",
+            "trajectory": [{"id": "r1", "content": "x"}],
+        }
     )
-    headers = {MATERIAL_HEADER.lower(): encode_material(request)}
-    verdicts = json.loads(responder.respond({}, headers))["verdicts"]
+    request, _ = Judge(ScriptedClient([])).first_requests(one)
+    body = OpenAIClient("m", api_key="k", base_url="http://127.0.0.1:9/v1").request_body(request)
+    verdicts = json.loads(responder.respond(body, {}))["verdicts"]
     assert {v["id"] for v in verdicts} == {"r1"}
 
 

@@ -193,7 +193,7 @@ def test_the_lanes_settings_grade_every_short_session_within_the_window_and_caps
     # The server counts three characters a token, like the planner: more than a real tokenizer.
     with FakeOpenAIServer(FakeJudge(), context_window=WINDOW, chars_per_token=3.0) as server:
         code = main(["grade", str(src), "--out", str(out), "--model", "smollm2-135m",
-                     "--base-url", server.base_url, "--mode", "json_object", "--send-material",
+                     "--base-url", server.base_url, "--mode", "json_object",
                      "--no-cache", "--quiet", "--context-window", str(WINDOW), *caps])  # fmt: skip
         sent = [(r.body["response_format"], r.body["max_tokens"]) for r in server.requests]
         refused, cut = server.stats.refused_context, server.stats.cut
@@ -225,7 +225,7 @@ def grade_shortest_on(server: FakeOpenAIServer, tmp_path: Path, out: Path, *flag
     src = tmp_path / "s.jsonl"
     src.write_text(json.dumps(shortest_fixtures(1)[0]) + "\n", encoding="utf-8")
     return main(["grade", str(src), "--out", str(out), "--model", "smollm2-135m",
-                 "--base-url", server.base_url, "--send-material", "--no-cache", "--quiet",
+                 "--base-url", server.base_url, "--no-cache", "--quiet",
                  *flags])  # fmt: skip
 
 
@@ -276,7 +276,7 @@ def test_a_first_call_cut_at_a_tiny_cap_says_which_flag_to_raise(
     out = tmp_path / "r.jsonl"
     with FakeOpenAIServer(FakeJudge(), context_window=128_000) as server:  # cuts at the cap
         code = main(["grade", str(src), "--out", str(out), "--model", "gpt-4o",
-                     "--base-url", server.base_url, "--send-material", "--no-cache",
+                     "--base-url", server.base_url, "--no-cache",
                      "--quiet", "--counting-max-tokens", "20"])  # fmt: skip
         cut = server.stats.cut
     assert code == ExitCode.JUDGE_FAILED and cut == 1

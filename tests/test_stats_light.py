@@ -24,6 +24,7 @@ from research_judge.stats.tails import (
     average_ranks,
     normal_two_sided_p,
     sign_test_p,
+    signed_rank_normal_p,
     spearman,
     student_t_two_sided_p,
 )
@@ -139,6 +140,21 @@ def test_normal_and_t_tails_match_scipy(seed: int) -> None:
     df = int(rng.integers(1, 3000))
     t = float(rng.normal(0, 6))
     assert student_t_two_sided_p(t, df) == pytest.approx(2 * stats.t.sf(abs(t), df), rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(CASES))
+def test_signed_rank_normal_approximation_matches_scipy(seed: int) -> None:
+    # Scores move in steps of 0.5 on 1..3 and ratios in small steps: heavy ties, as in compare.
+    rng = np.random.default_rng(7000 + seed)
+    n = int(rng.integers(1, 600))
+    steps = rng.choice([-1.0, -0.5, -0.25, 0.25, 0.5, 1.0], size=n, p=rng.dirichlet(np.ones(6)))
+    moved = steps if seed % 2 else steps * rng.random(n)  # odd seeds tied, even ones not
+    ref = stats.wilcoxon(moved, zero_method="wilcox", correction=True, method="approx").pvalue
+    assert signed_rank_normal_p(moved) == pytest.approx(float(ref), rel=1e-9, abs=1e-300)
+
+
+def test_signed_rank_normal_approximation_with_nothing_to_rank_is_undefined() -> None:
+    assert np.isnan(signed_rank_normal_p([]))
 
 
 LIGHT_PATHS = """

@@ -29,6 +29,24 @@ def errored(sid: str, kind: str) -> Result:
     return Result.model_validate({"session_id": sid, "error": "boom", "error_kind": kind})
 
 
+def test_the_first_errors_text_is_shown_where_the_errors_are_counted() -> None:
+    first = Result.model_validate(
+        {
+            "session_id": "c",
+            "error": "openai API answered HTTP 400 for session 'c': reasoning_effort is "
+            "required\n::warning::not a command \x1b[31m",
+            "error_kind": "api",
+        }
+    )
+    text = format_summary(summarize([graded("a", "pass", 1.0, 3), first, errored("d", "api")]))
+    lines = text.splitlines()
+    assert lines[0] == "sessions 3: graded 1, errors 2 (api 2)"
+    assert lines[1].startswith("first error: c: openai API answered HTTP 400 for session 'c': ")
+    assert "reasoning_effort is required ::warning::not a command" in lines[1]
+    assert "\x1b" not in text
+    assert "first error" not in format_summary(summarize([graded("a", "pass", 1.0, 3)]))
+
+
 def test_errors_are_counted_by_kind_and_left_out_of_rates_and_means() -> None:
     s = summarize(
         [

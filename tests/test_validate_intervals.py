@@ -22,6 +22,13 @@ def expand(a: int, b: int, c: int, d: int) -> tuple[list[int], list[int]]:
     return human, judge
 
 
+@pytest.mark.parametrize("n", range(1, 60))
+def test_wilson_bounds_at_none_and_all_are_exact(n: int) -> None:
+    # Computed, they were off by a rounding error that JSON printed as 5.551115123125783e-17.
+    assert wilson(0, n)[0] == 0.0  # type: ignore[index]
+    assert wilson(n, n)[1] == 1.0  # type: ignore[index]
+
+
 def test_wilson_published_values() -> None:
     # Newcombe (1998), Statistics in Medicine 17:857, table I: 81/263 -> 0.2553-0.3662,
     # 15/148 -> 0.0624-0.1605, 0/20 -> 0-0.1611, 1/29 -> 0.0061-0.1718.

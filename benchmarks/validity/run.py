@@ -49,8 +49,25 @@ def parse(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
     return p.parse_known_args(argv)
 
 
-def write_inputs(items: list[Item], out: Path) -> Path:
+MARK = ".bench-validity"
+"""Written into every --out folder this script made: it only ever writes into its own."""
+
+
+class NotOurFolder(OSError):
+    """--out names a folder with files this benchmark did not write."""
+
+
+def claim_folder(out: Path) -> None:
+    if out.exists() and any(out.iterdir()) and not (out / MARK).is_file():
+        raise NotOurFolder(
+            f"{out} holds files this benchmark did not write; choose another --out "
+            "(a new or empty folder, or one an earlier run made)"
+        )
     out.mkdir(parents=True, exist_ok=True)
+    (out / MARK).write_text("made by benchmarks/validity/run.py\n", encoding="utf-8")
+
+
+def write_inputs(items: list[Item], out: Path) -> Path:
     sessions = out / "sessions.jsonl"
     with sessions.open("w", encoding="utf-8") as handle:
         for item in items:
@@ -98,10 +115,14 @@ def main(argv: list[str] | None = None) -> int:
     if not items:
         print("bench-validity: no ExpertQA answer with its evidence text was read", file=sys.stderr)
         return 2
+    try:
+        claim_folder(args.out)
+    except OSError as exc:
+        print(f"bench-validity: {exc}", file=sys.stderr)
+        return 2
     sessions = write_inputs(items, args.out)
     results_path = args.out / "results.jsonl"
-    if not args.dry_run and results_path.exists():
-        results_path.unlink()  # our own output from an earlier run: grade afresh
+    # An earlier run's results are resumed by grade (same judge) or regraded (another judge).
     code = research_judge(grade_args(args, passthrough, sessions))
     if args.dry_run:
         return code
@@ -109,6 +130,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench-validity: grade wrote no results (exit {code})", file=sys.stderr)
         return 2
     results = {r.session_id: r for r in read_results(results_path)}
+    if not results:
+        print(f"bench-validity: grade graded nothing (exit {code})", file=sys.stderr)
+        return 2
     first = next(iter(results.values()))
     judge = (
         first.judge.model_dump()

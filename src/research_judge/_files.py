@@ -6,12 +6,14 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
-from .errors import InputFileError, OutputError
+from .errors import ConfigError, InputFileError, OutputError
+
+_HEAD = 8192  # what is read of an existing output to tell whose it is
 
 
 def read_text(path: str | Path, what: str) -> str:
@@ -138,3 +140,35 @@ def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def check_replaceable(
+    what: str, path: str | Path, ours: Callable[[bytes], bool], *, force: bool = False
+) -> None:
+    """An existing output file is replaced only when it is this writer's own kind of output.
+
+    ``ours`` is shown the file's first bytes and says whether this writer made such a file (a
+    research-judge report, a JUnit file research-judge wrote, a sessions file). Anything else
+    (a labels CSV someone filled in, a hand-written page) is refused before any work is done,
+    unless ``force``. An empty file holds nothing to lose; a missing one nothing at all;
+    what is not a regular file is ``check_output_target``'s to refuse. One rule for every
+    writer, as ``validate --suggest-out`` (which never replaces a file) already kept.
+    """
+    if force or str(path) == "-":
+        return
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return  # missing, or unreadable: the write itself says what is wrong
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
+            return
+        head = os.read(fd, _HEAD)
+    finally:
+        os.close(fd)
+    if not ours(head):
+        raise ConfigError(
+            f"{what} {path}: exists and is not an output research-judge writes; not replacing it "
+            "(choose another path, or pass --force to replace it)"
+        )

@@ -48,6 +48,7 @@ from .report import DEFAULT_WORST
 from .results.model import Result, read_results
 from .results.sink import ResultsList
 from .safety import check_finite
+from .safety.settings import DEFAULT_MAX_REF_BYTES
 from .sessions.model import Session, iter_sessions
 from .sessions.store import open_store
 from .stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
@@ -87,7 +88,6 @@ async def agrade(
     record: PathLike | None = _C.record,
     replay: PathLike | None = _C.replay,
     token_field: str | None = _C.token_field,
-    send_material: bool = _C.send_material,
     batch: bool = _C.batch,
     batch_poll: float = _C.batch_poll,
     batch_dir: PathLike | None = _C.batch_dir,
@@ -104,6 +104,7 @@ async def agrade(
     context_window: int | None = None,
     progress: bool = False,
     store: str | None = None,
+    max_ref_bytes: int = DEFAULT_MAX_REF_BYTES,
 ) -> list[Result]:
     """Grade ``sessions`` and return one ``Result`` per session, in input order.
 
@@ -115,7 +116,8 @@ async def agrade(
     ``context_window`` entries count too; ``context_window`` overrides the model's window;
     ``repeats`` K samples of every call, combined, as ``--repeats``). ``progress`` prints the
     CLI's progress line on stderr. ``store`` (a folder or ``s3://bucket/prefix``) is where
-    references with ``content_ref`` are read from, as ``grade --store``.
+    references with ``content_ref`` are read from, as ``grade --store``; ``max_ref_bytes`` is
+    the largest object read from it (``--max-ref-bytes``).
     ``counting_max_tokens`` / ``scoring_max_tokens`` are the output allowances of the two calls
     (``--counting-max-tokens`` / ``--scoring-max-tokens``).
 
@@ -149,7 +151,6 @@ async def agrade(
         record=_path(record),
         replay=_path(replay),
         token_field=token_field,
-        send_material=send_material,
         batch=batch,
         batch_poll=batch_poll,
         batch_dir=_path(batch_dir),
@@ -168,7 +169,7 @@ async def agrade(
     if batch:
         table = table.for_batch()  # every result's cost and the max_cost estimates
     sink = ResultsList()
-    content_store = open_store(store) if store is not None else None
+    content_store = open_store(store, max_ref_bytes) if store is not None else None
     client = build_client(settings, local=local_client(settings, _path(prompts)))
     model = settings.model  # the baseline judge names its own
     try:

@@ -143,6 +143,9 @@ class ApiError(ResearchJudgeError):
     def __init__(self, message: str, status: int | None = None) -> None:
         self.status = status
         self.usage: Usage | None = None  # set when an error reply still reported usage
+        # The server's own words, without our framing (which names the session): two answers
+        # with the same status and detail are the same refusal.
+        self.detail: str | None = None
         super().__init__(message)
 
 

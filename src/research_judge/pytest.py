@@ -3,7 +3,7 @@
     from research_judge.pytest import assert_no_regressions, assert_judge_trusted
 
     def test_agent_did_not_regress():
-        assert_no_regressions("runs/baseline.jsonl", "runs/current.jsonl", fail_on="significant")
+        assert_no_regressions("runs/baseline.jsonl", "runs/current.jsonl")
 
     def test_judge_is_trusted():
         assert_judge_trusted("runs/current.jsonl", "labels.csv", min_kappa=0.6)
@@ -26,8 +26,7 @@ import pytest
 
 if TYPE_CHECKING:
     from .api import LabelsInput, ResultsInput
-    from .ci.gates import FailOn
-    from .compare.model import Comparison
+    from .compare.model import Comparison, FailOn
     from .validate.report import ValidationReport
 
 __all__ = ["assert_judge_trusted", "assert_no_regressions"]
@@ -39,7 +38,7 @@ def assert_no_regressions(
     *,
     threshold: float | None = None,
     critical_threshold: float | None = None,
-    fail_on: FailOn = "any",
+    fail_on: FailOn = "significant",
     allow_judge_change: bool = False,
 ) -> Comparison:
     """Fail when ``current`` got worse than ``baseline`` as ``compare`` would (exit 1).

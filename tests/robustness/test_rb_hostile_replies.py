@@ -87,7 +87,7 @@ async def test_a_surrogate_in_a_servers_reply_is_reasked_not_an_api_error(
         return reply
 
     with FakeOpenAIServer(WithHeaders(responder)) as srv:
-        client = OpenAIClient("gpt-4o-mini", base_url=srv.base_url, send_material=True)
+        client = OpenAIClient("gpt-4o-mini", base_url=srv.base_url)
         try:
             result = await Judge(client).grade(Session.model_validate(session()))
         finally:

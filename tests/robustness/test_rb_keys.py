@@ -32,7 +32,6 @@ async def grade_through_cache(base_url: str, cache: Path, mode: str = "json_sche
         "gpt-4o-mini",
         base_url=base_url,
         mode=mode,
-        send_material=True,  # type: ignore[arg-type]
     )
     try:
         result = await Judge(CachingClient(client, cache)).grade(SESSION)
@@ -86,7 +85,7 @@ def test_resume_against_another_endpoint_regrades(
 
     def grade(server: FakeOpenAIServer) -> int:
         return main(["grade", str(src), "--out", str(out), "--provider", "openai", "--model",
-                     "gpt-4o-mini", "--base-url", server.base_url, "--no-cache", "--send-material",
+                     "gpt-4o-mini", "--base-url", server.base_url, "--no-cache",
                      "--quiet"])  # fmt: skip
 
     assert grade(a) == 0 and grade(a) == 0

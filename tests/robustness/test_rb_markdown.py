@@ -37,3 +37,20 @@ def test_a_mention_stays_readable() -> None:
     shown = markdown_escape("ask @octocat")
     assert shown.startswith("ask @") and "octocat" in shown
     assert "@octocat" not in shown
+
+
+def test_a_neutralised_mention_renders_as_plain_text() -> None:
+    # What GitHub shows is the CommonMark rendering: an escaped entity (``@&\#8203;``) renders as
+    # the literal text "@&#8203;user". The word joiner is a character, invisible when rendered.
+    from markdown_it import MarkdownIt
+
+    md = render_markdown(
+        build_report(
+            [make_result("evil", "fail", question="Ping @octocat now")],
+            baseline=[make_result("evil", "pass")],
+        )
+    )
+    html = MarkdownIt("commonmark").render(md)
+    assert "Ping @\u2060octocat now" in html
+    assert "8203" not in html and "&amp;" not in html
+    assert not re.search(r"@[A-Za-z0-9]", html)  # nothing GitHub would link as a mention

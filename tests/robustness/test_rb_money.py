@@ -98,7 +98,7 @@ async def test_tokens_of_a_reply_cut_off_by_a_real_server_reach_the_result(
 
     seen: list[int] = []
     with FakeOpenAIServer(WithHeaders(responder)) as srv:
-        client = OpenAIClient("gpt-4o-mini", base_url=srv.base_url, send_material=True)
+        client = OpenAIClient("gpt-4o-mini", base_url=srv.base_url)
         try:
             result = await Judge(client, prices=PRICES).grade(SESSION)
         finally:
@@ -173,7 +173,7 @@ def test_the_max_cost_stop_message_counts_every_session_not_sent(
     with FakeOpenAIServer(body_responder) as srv:
         code = main(["grade", str(src), "--out", str(out), "--provider", "openai",
                      "--model", "gpt-4o-mini", "--base-url", srv.base_url, "--no-cache",
-                     "--send-material",
+
                      "--quiet", "--concurrency", "1", "--max-cost", limit])  # fmt: skip
     assert code == 4
     written = len(read_results(out)) if out.exists() else 0  # below one session: nothing sent

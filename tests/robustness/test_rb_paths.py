@@ -172,13 +172,13 @@ def test_report_does_not_follow_a_planted_symlink_at_a_predictable_temp_name(
 
 def test_rewritten_report_keeps_a_symlink_and_the_mode(results: Path, tmp_path: Path) -> None:
     real = tmp_path / "real.md"
-    real.write_text("old")
+    real.write_text("## research-judge report\n\nan earlier one\n")  # a report replaces its own
     real.chmod(0o640)
     link = tmp_path / "link.md"
     link.symlink_to(real)
     assert main(["report", str(results), "--md", str(link)]) == 0
     assert link.is_symlink()
-    assert real.read_text() != "old"
+    assert "an earlier one" not in real.read_text()
     assert stat.S_IMODE(real.stat().st_mode) == 0o640
 
 
@@ -241,6 +241,31 @@ def test_a_second_run_on_the_same_out_says_who_holds_it_and_exits_5(
     assert grade(sessions, "--out", str(out)) == 0
     assert len(read_results(out)) == 20
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results.jsonl", "sessions.jsonl"]
+
+
+def test_a_hard_link_to_a_results_file_in_use_is_the_same_file(
+    sessions: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "results.jsonl"
+    out.write_text("")  # a run under way (or about to resume) on this file
+    other = tmp_path / "same-file.jsonl"
+    os.link(out, other)  # another name for the same file: its own lock file beside it
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(out)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+        assert grade(sessions, "--out", str(other)) == 5
+        err = capsys.readouterr().err
+        assert "being written by another research-judge run under another name" in err
+        assert out.read_text() == ""  # nothing graded, nothing billed twice
+    finally:
+        holder.communicate("")
+    assert grade(sessions, "--out", str(other)) == 0
+    assert len(read_results(out)) == 20  # the same file, through either name
 
 
 # --- convert -------------------------------------------------------------------------------

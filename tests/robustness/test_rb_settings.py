@@ -107,3 +107,45 @@ def test_the_library_refuses_a_temperature_out_of_range_before_sending(
         rj.grade([session("s-1")], model="gpt-4o-mini", base_url=server.base_url,
                  cache=False, temperature=5)  # fmt: skip
     assert server.stats.requests == 0
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:9/v1?api-key=K123secret",
+        "http://127.0.0.1:9/v1?api-version=1&key=K123secret",
+        "http://127.0.0.1:9/v1#K123secret",
+        "ftp://127.0.0.1:9/v1?token=K123secret",
+        "http://127.0.0.1:x/v1?api-key=K123secret",
+    ],
+)
+def test_a_key_anywhere_in_a_base_url_is_never_echoed(
+    server: FakeOpenAIServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    url: str,
+) -> None:
+    assert grade(server, tmp_path, base_url=url) == 2
+    err = capsys.readouterr().err
+    assert "error" in err and "K123secret" not in err
+    monkeypatch.setenv("OPENAI_BASE_URL", url)  # the environment's URL is shown the same way
+    src = write_sessions(tmp_path / "s.jsonl", [session("s-1")])
+    assert main(["grade", str(src), "--out", str(tmp_path / "o.jsonl"), "--provider", "openai",
+                 "--model", "gpt-4o-mini", "--no-cache", "--quiet"]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert "error" in err and "K123secret" not in err
+    assert server.stats.requests == 0
+
+
+def test_redaction_keeps_what_helps_and_hides_every_query_value() -> None:
+    from research_judge.clients._http import redact
+    from research_judge.safety.settings import redact_url
+
+    assert (
+        redact_url("https://u:p@h:1/v1?api-key=K1&flag#frag")
+        == "https://***@h:1/v1?api-key=***&***#***"
+    )
+    assert redact_url("http://127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"
+    said = redact("GET http://proxy.local/v1?access_token=T0K3N failed", None)
+    assert "T0K3N" not in said and "http://proxy.local/v1?access_token=***" in said

@@ -35,7 +35,7 @@ def test_a_signal_says_what_was_saved_and_the_rerun_resumes(
     out = tmp_path / "o.jsonl"
     with FakeOpenAIServer(body_responder, latency=0.05) as srv:
         flags = ["--out", str(out), "--provider", "openai", "--model", "gpt-4o-mini",
-                 "--base-url", srv.base_url, "--no-cache", "--quiet", "--send-material",
+                 "--base-url", srv.base_url, "--no-cache", "--quiet",
                  "--concurrency", "2"]  # fmt: skip
         proc = subprocess.Popen(
             [sys.executable, "-m", "research_judge", "grade", str(src), *flags],

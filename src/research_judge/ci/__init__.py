@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
-from .gates import FAIL_ON, Gate, compare_gates, failed, validate_gates
+from ..compare.model import FAIL_ON
+from .gates import Gate, compare_gates, failed, validate_gates
 
 __all__ = ["FAIL_ON", "Gate", "compare_gates", "failed", "validate_gates"]

@@ -1,8 +1,10 @@
 """The decisions a CI gate takes, one named ``Gate`` per metric or bar.
 
-``compare`` fails when a metric dropped past the threshold (``fail_on="any"``, as the contract
-says) or only when the paired test also finds the drop significant (``fail_on="significant"``),
-and when the judge changed between the runs (model or prompt hashes) unless that was allowed:
+``compare`` by default (``fail_on="significant"``) fails when any session regressed (passed in
+the baseline, fails now) or a metric dropped past the threshold by more than the paired test
+calls noise; a drop within noise with no session flipping is a warning, so a CI gate does not
+cry wolf on a handful of moved scores. ``fail_on="any"`` fails on every flagged drop too. Both
+fail when the judge changed between the runs (model or prompt hashes) unless that was allowed:
 a delta between two judges mixes the agent's change with the judge's.
 
 ``validate``'s bars (contract section 14) are decided in ``validate.gates``; here they only take
@@ -13,18 +15,25 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from .._format import num as _num
-from ..compare.model import JUDGE_CHANGED, Comparison, MetricDelta
+from .._text import inline
+from ..compare.model import (
+    DEFAULT_FAIL_ON,
+    FAIL_ON,
+    JUDGE_CHANGED,
+    Comparison,
+    FailOn,
+    MetricDelta,
+)
 from ..errors import ConfigError
 
 if TYPE_CHECKING:  # validate pulls in numpy; --help must not
     from ..validate.report import ValidationReport
 
-FailOn = Literal["any", "significant"]
-FAIL_ON: tuple[FailOn, ...] = ("any", "significant")
 JUDGE_GATE = "judge unchanged"
+REGRESSIONS_GATE = "no regressions"
 
 
 @dataclass(frozen=True)
@@ -46,14 +55,27 @@ def failed(gates: Sequence[Gate]) -> list[Gate]:
 
 
 def compare_gates(
-    cmp: Comparison, *, fail_on: FailOn = "any", allow_judge_change: bool = False
+    cmp: Comparison, *, fail_on: FailOn = DEFAULT_FAIL_ON, allow_judge_change: bool = False
 ) -> list[Gate]:
-    """One gate per metric (the pass rate, then the six criteria), then the judge gate."""
+    """One gate per metric (the pass rate, then the criteria), the regressions gate, then the
+    judge gate."""
     if fail_on not in FAIL_ON:
         raise ConfigError(f"fail_on must be one of {', '.join(FAIL_ON)}, got {fail_on!r}")
     gates = [_metric_gate(cmp, m, fail_on) for m in cmp.metrics]
+    gates.append(_regressions_gate(cmp))
     gates.append(_judge_gate(cmp, allow_judge_change))
     return gates
+
+
+def _regressions_gate(cmp: Comparison) -> Gate:
+    """A session that passed and fails now is a finding, whatever the pass rate did: the fixes
+    that offset it in the mean do not make it pass again."""
+    if not cmp.regressions:
+        return Gate(REGRESSIONS_GATE, True, "no session went from pass to fail")
+    count = len(cmp.regressions)
+    noun = "session" if count == 1 else "sessions"
+    message = f"{count} {noun} passed in the baseline and fail now"
+    return Gate(REGRESSIONS_GATE, False, message, _ids(cmp.regressions))
 
 
 def _metric_gate(cmp: Comparison, m: MetricDelta, fail_on: FailOn) -> Gate:
@@ -62,9 +84,9 @@ def _metric_gate(cmp: Comparison, m: MetricDelta, fail_on: FailOn) -> Gate:
     test = f"{m.test.name} p={p}, {m.test.n_pairs} pairs"
     detail = f"{m.metric}: {moved}; {test}"
     if m.metric == "pass_rate":
-        detail += f"; regressions: {', '.join(cmp.regressions) or 'none'}"
+        detail += f"; regressions: {_ids(cmp.regressions)}"
         if cmp.fixed:
-            detail += f"; fixed: {', '.join(cmp.fixed)}"
+            detail += f"; fixed: {_ids(cmp.fixed)}"
     flag = cmp.flag_for(m.metric)
     if flag is None:
         return Gate(m.metric, True, f"{m.metric} {moved}", detail)
@@ -73,7 +95,7 @@ def _metric_gate(cmp: Comparison, m: MetricDelta, fail_on: FailOn) -> Gate:
         f"{moved}"
     )
     if fail_on == "significant" and flag.test.significant is not True:
-        text = f"{message}; not significant ({test})"
+        text = f"{message}; within noise ({test})"
         return Gate(m.metric, True, text, detail, waived=True)
     return Gate(m.metric, False, message, detail)
 
@@ -89,6 +111,10 @@ def _judge_gate(cmp: Comparison, allowed: bool) -> Gate:
     if changed is None:
         return Gate(JUDGE_GATE, True, "cannot tell: a run records no judge")
     return Gate(JUDGE_GATE, True, "the same judge graded both runs")
+
+
+def _ids(ids: Sequence[str]) -> str:
+    return ", ".join(inline(i) for i in ids) or "none"
 
 
 def validate_gates(report: ValidationReport) -> list[Gate]:

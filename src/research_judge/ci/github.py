@@ -2,7 +2,8 @@
 
 Workflow commands are single lines the runner reads from the job's output; whatever they carry
 is escaped so a session id or a reason with ``%``, a newline or ``::`` can neither break the line
-nor start a command of its own.
+nor start a command of its own. The project's printing rule (``_text``) comes first: no control
+characters, titles on one line; then the runner's own percent-encoding.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
+
+from .._text import inline, inline_lines
 
 Level = Literal["error", "warning", "notice"]
 SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
@@ -43,9 +46,9 @@ def command(
         if line is not None:
             props.append(f"line={line}")
     if title is not None:
-        props.append(f"title={escape_property(_clip(title, _TITLE_LIMIT))}")
+        props.append(f"title={escape_property(_clip(inline(title), _TITLE_LIMIT))}")
     head = f"::{level}" + (f" {','.join(props)}" if props else "")
-    return f"{head}::{escape_data(_clip(message, _MESSAGE_LIMIT))}"
+    return f"{head}::{escape_data(_clip(inline_lines(message), _MESSAGE_LIMIT))}"
 
 
 def annotations_wanted(flag: bool | None, env: Mapping[str, str] | None = None) -> bool:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal
 
 from .._format import num as _num
 from .._format import pct as _pct
+from .._text import inline, inline_lines
 from ..errors import InputFileError
 from ..results.model import SCORE_NAMES, Result
 from .gates import Gate
@@ -51,15 +52,15 @@ def to_xml(suite: str, cases: Iterable[Case]) -> str:
     classname = suite.replace(" ", ".")
     built = TestSuite(_xml_safe(suite))
     for case in cases:
-        tc = TestCase(_xml_safe(case.name), classname, case.seconds)
+        tc = TestCase(_xml_safe(inline(case.name)), classname, case.seconds)
         if case.outcome != "passed":
             kinds = {"failure": Failure, "error": Error, "skipped": Skipped}
             result = kinds[case.outcome](_one_line(case.message), case.kind or None)
             if case.text:
-                result.text = _xml_safe(case.text)
+                result.text = _xml_safe(inline_lines(case.text))
             tc.result = [result]
         if case.output:
-            tc.system_out = _xml_safe(case.output)
+            tc.system_out = _xml_safe(inline_lines(case.output))
         built.add_testcase(tc)
     built.update_statistics()  # type: ignore[no-untyped-call]
     doc = JUnitXml("research-judge")
@@ -75,7 +76,7 @@ def _xml_safe(text: str) -> str:
 
 
 def _one_line(text: str) -> str:
-    line = " ".join(_xml_safe(text).split())
+    line = inline(" ".join(_xml_safe(text).split()))
     return line if len(line) <= _MESSAGE_LIMIT else line[: _MESSAGE_LIMIT - 1] + "…"
 
 

@@ -25,8 +25,8 @@ _IDS_SHOWN = 20
 
 def esc(value: object) -> str:
     """Inert inline Markdown, and no ``@mention`` that would notify someone from a CI summary
-    (a word joiner after ``@`` keeps the text readable and unlinked)."""
-    return markdown_escape(value).replace("@", "@\u2060")
+    (the report's own rule, ``markdown_escape``)."""
+    return markdown_escape(value)
 
 
 def compare_markdown(cmp: Comparison, gates: Sequence[Gate], *, fail_on: str) -> str:
@@ -36,7 +36,7 @@ def compare_markdown(cmp: Comparison, gates: Sequence[Gate], *, fail_on: str) ->
         f"### research-judge compare: {status}",
         "",
         f"{cmp.n_common} common sessions ({cmp.n_graded_both} graded in both); threshold "
-        f"{cmp.threshold:g}, failing on {esc(fail_on)} drops.",
+        f"{cmp.threshold:g}; " + _fail_rule(fail_on),
         "",
         "| metric | baseline | current | delta | p | gate |",
         "|---|---:|---:|---:|---:|---|",
@@ -46,7 +46,7 @@ def compare_markdown(cmp: Comparison, gates: Sequence[Gate], *, fail_on: str) ->
         gate = by_name.get(m.metric)
         mark = "ok" if gate is None or gate.passed else "**FAIL**"
         if gate is not None and gate.passed and cmp.flag_for(m.metric) is not None:
-            mark = "dropped, not significant"
+            mark = "dropped, within noise (warning)"
         p = "n/a" if m.test.p_value is None else f"{m.test.p_value:.3g}"
         lines.append(
             f"| {m.metric} | {_num(m.baseline)} | {_num(m.current)} | "
@@ -58,6 +58,12 @@ def compare_markdown(cmp: Comparison, gates: Sequence[Gate], *, fail_on: str) ->
     for gate in bad:
         lines.append(f"- **{esc(gate.name)}**: {esc(gate.message)}")
     return "\n".join(lines) + "\n"
+
+
+def _fail_rule(fail_on: str) -> str:
+    if fail_on == "any":
+        return "fails on a regressed session or any drop past the threshold."
+    return "fails on a regressed session or a significant drop (a drop within noise warns)."
 
 
 def validate_markdown(report: ValidationReport, gates: Sequence[Gate]) -> str:

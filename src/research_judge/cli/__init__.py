@@ -17,9 +17,11 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 
+from .._text import inline_lines
 from .._version import __version__
 from ..errors import ConfigError, ExitCode, ResearchJudgeError
 from ..exit_codes import table
+from ..safety.settings import redact_urls
 from . import (
     compare,
     convert,
@@ -34,7 +36,8 @@ from . import (
     validate,
 )
 from ._stdin import stdin_inputs
-from .config import apply_config, drop_config_lists, find_config
+from ._suggest import check_words
+from .config import apply_config, config_notice, drop_config_lists, find_config
 
 VERBS = (
     grade,
@@ -93,11 +96,15 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         config = find_config(words)
         lists = apply_config(parser, words, config) if config is not None else {}
+        notice = config_notice(config, words, parser) if config is not None else ""
+        if notice and not {"-h", "--help", "--version"} & set(words):
+            print(notice, file=sys.stderr)
     except ConfigError as exc:
         if not {"-h", "--help", "--version"} & set(words):  # help stays reachable
-            print(f"research-judge: error: {exc}", file=sys.stderr)
+            print(f"research-judge: error: {_shown(exc)}", file=sys.stderr)
             return exc.exit_code
         lists = {}
+    check_words(parser, words)
     args = parser.parse_args(words)
     drop_config_lists(args, lists)
     run: Callable[[argparse.Namespace], int] = args.run
@@ -107,7 +114,9 @@ def _main(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:
         raise
     except ResearchJudgeError as exc:
-        print(f"research-judge {args.verb}: error: {exc}", file=sys.stderr)
+        # Messages carry values from the user's files (each line inert, ``_text``) and may carry
+        # a URL (its key-like parts hidden).
+        print(f"research-judge {args.verb}: error: {_shown(exc)}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print(f"research-judge {args.verb}: interrupted", file=sys.stderr)
@@ -130,6 +139,10 @@ def _main(argv: Sequence[str] | None) -> int:
             file=sys.stderr,
         )
         return ExitCode.INTERNAL
+
+
+def _shown(exc: BaseException) -> str:
+    return inline_lines(redact_urls(str(exc)))
 
 
 def _silence_stdout() -> None:

@@ -10,8 +10,9 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
-from typing import TextIO
+from typing import Any, TextIO
 
+from .._files import check_replaceable
 from ..ci.github import SUMMARY_ENV, annotations_wanted, append_step_summary
 from ..ci.output import STDOUT, write_output
 from ..errors import ConfigError
@@ -25,6 +26,7 @@ def add_ci_flags(parser: argparse.ArgumentParser) -> None:
         help="also write the outcome as JUnit XML to FILE (- for stdout; the usual output then "
         "goes to stderr)",
     )
+    add_force_flag(group)
     group.add_argument(
         "--annotations",
         action=argparse.BooleanOptionalAction,
@@ -34,10 +36,24 @@ def add_ci_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_force_flag(parser: argparse.ArgumentParser | Any) -> None:
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an existing output file even if it is not one research-judge wrote",
+    )
+
+
 def check_stdout(args: argparse.Namespace) -> None:
-    """Refuse two outputs on stdout before any work is done."""
+    """Refuse two outputs on stdout, or a --junit file that is not ours, before any work."""
     if getattr(args, "json", False) and args.junit == STDOUT:
         raise ConfigError("--json and --junit - both want stdout; give --junit a file")
+    if args.junit is not None:
+        check_replaceable("--junit", args.junit, _junit_file, force=args.force)
+
+
+def _junit_file(head: bytes) -> bool:
+    return b'<testsuites name="research-judge"' in head
 
 
 def main_output(args: argparse.Namespace, stdout: TextIO | None = None) -> TextIO:

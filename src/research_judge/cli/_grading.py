@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import fields
 from typing import TextIO
 
+from .._text import inline, inline_lines
 from ..baseline.client import LIMITS as BASELINE_LIMITS
 from ..baseline.setup import local_client
 from ..baseline.setup import priced as baseline_priced
@@ -76,7 +77,6 @@ def client_settings(args: argparse.Namespace) -> ClientSettings:
         record=args.record,
         replay=args.replay,
         token_field=args.token_field,
-        send_material=args.send_material,
         batch=batch,
         batch_poll=getattr(args, "batch_poll", ClientSettings.batch_poll),
         batch_dir=f"{args.out}.batches" if batch else None,
@@ -111,6 +111,16 @@ def check_args(args: argparse.Namespace, settings: ClientSettings) -> None:
         _pyarrow()  # missing pyarrow is said before any call is paid for
     if args.record and str(args.record).endswith(".jsonl"):
         check_output_target("--record", args.record)
+
+
+def answers_from(args: argparse.Namespace, settings: ClientSettings) -> str:
+    """Where answers not sent to the provider came from: a warm shared cache can hide a broken
+    setting (every answer was cached before the mistake), so the summary names it."""
+    if args.replay:
+        return f"replayed from {args.replay}"
+    if settings.cache:
+        return f"from the cache in {settings.resolved_cache_dir}"
+    return "from cache: off (--no-cache)"
 
 
 def judge_limits(args: argparse.Namespace, err: TextIO) -> ModelLimits:
@@ -186,7 +196,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             "K times; set --temperature (e.g. 0.7) to measure how stable the judge is",
             file=err,
         )
-    store = open_store(args.store) if args.store else None
+    store = open_store(args.store, args.max_ref_bytes) if args.store else None
     if jury and batch:
         raise ConfigError("--jury and --batch cannot be combined yet: choose one")
     batch_progress = BatchProgress(err, enabled=not args.quiet)
@@ -221,7 +231,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             resilient.on_retry = progress.refresh
 
         def report_input_error(exc: InputFileError) -> None:
-            print(f"research-judge grade: {exc}", file=err)
+            print(f"research-judge grade: {inline(exc)}", file=err)
 
         # Ours, filled in as the run goes: a run the provider stops still reports what it covered.
         stats = RunStats()
@@ -270,7 +280,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     cost = f"${stats.cost_usd:.4f}" if stats.cost_known else "unknown (no price for the model)"
     run_line = (
         f"this run: graded {stats.graded} (reused {stats.reused} from {args.out}), "
-        f"{stats.calls} judge calls ({stats.cache_hits} from cache/replay), "
+        f"{stats.calls} judge calls ({stats.cache_hits} {answers_from(args, settings)}), "
         f"tokens in {stats.input_tokens} (cached {stats.cached_input_tokens}) "
         f"out {stats.output_tokens}, cost {cost}"
     )
@@ -288,7 +298,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
         payload = _payload(summary, stats, transport, budget_stop)
         print(json.dumps(payload, indent=2), file=out)
     else:
-        print(format_summary(summary), file=out)
+        print(inline_lines(format_summary(summary)), file=out)  # ids inert (``_text``)
         print(run_line, file=out)
         if stats.input_errors:
             print(f"input: {len(stats.input_errors)} bad line(s) skipped (listed above)", file=out)
@@ -390,7 +400,7 @@ async def _dry_run(
     # A dry run needs the prompts and the model name, never a client: use a stand-in.
     judge = judge_for(args, _NoClient(args.provider, args.model), prices, judge_limits(args, err))
     estimator = Estimator(judge, prices)
-    store = open_store(args.store) if args.store else None
+    store = open_store(args.store, args.max_ref_bytes) if args.store else None
     n = bad = unreadable = unread = tokens_in = tokens_out = calls = split = 0
     cost = 0.0
     known = prices.price_for(args.model) is not None

@@ -1,7 +1,8 @@
-"""`research-judge compare BASELINE CURRENT`: did the current run get worse? (contract section 8)
+"""`research-judge compare BASELINE CURRENT`: did the current run get worse?
 
-Exit 0 when every gate passed, 1 when one failed (a metric dropped past the threshold, or the
-judge changed and that was not allowed), 2 on bad input.
+Exit 0 when every gate passed, 1 when one failed (``compare.model.FAIL_RULE``: a regression or a
+significant drop by default, any flagged drop with ``--fail-on any``; or the judge changed and
+that was not allowed), 2 on bad input.
 """
 
 from __future__ import annotations
@@ -11,12 +12,17 @@ import json
 import sys
 from typing import Any
 
-from ..compare.model import DEFAULT_CRITICAL_THRESHOLD, DEFAULT_THRESHOLD
+from .._text import inline, inline_lines
+from ..compare.model import (
+    DEFAULT_CRITICAL_THRESHOLD,
+    DEFAULT_FAIL_ON,
+    DEFAULT_THRESHOLD,
+    FAIL_ON,
+    FAIL_RULE,
+)
 from ..errors import ExitCode, UserError
 from ._ci import add_ci_flags, check_stdout, emit, main_output
 from .config import add_config_flag
-
-FAIL_ON = ("any", "significant")  # ci.gates.FAIL_ON, spelled here so --help imports no stats
 
 
 def register(subparsers: Any) -> None:
@@ -26,9 +32,8 @@ def register(subparsers: Any) -> None:
         description=(
             "Compare two results files on the sessions they share: pass rate and the six "
             "criteria (scores on the 0..1 scale as (score - 1) / 2), each with a paired "
-            "significance test, plus regressions (pass -> fail) and fixes. Exit 0 when nothing "
-            "dropped by more than the threshold, 1 when something did (or the judge changed), "
-            "2 on bad input."
+            "significance test, plus regressions (pass -> fail) and fixes. By default: "
+            f"{FAIL_RULE}. Also 1 when the judge changed (unless allowed); 2 on bad input."
         ),
     )
     p.add_argument("baseline", metavar="BASELINE.jsonl", help="results of the reference run")
@@ -63,9 +68,10 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--fail-on",
         choices=FAIL_ON,
-        default="any",
-        help="exit 1 on any flagged drop, or only on drops the paired test finds significant "
-        "(default %(default)s)",
+        default=DEFAULT_FAIL_ON,
+        help="significant: exit 1 on a regressed session or a drop the paired test finds "
+        "significant (a drop within noise only warns); any: exit 1 on every drop past the "
+        "threshold too (default %(default)s)",
     )
     p.add_argument(
         "--allow-judge-change",
@@ -83,7 +89,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..ci.gates import JUDGE_GATE, compare_gates, failed
+    from ..ci.gates import REGRESSIONS_GATE, compare_gates, failed
     from ..ci.github import command
     from ..ci.junit import gate_cases, to_xml
     from ..ci.markdown import compare_markdown
@@ -120,14 +126,18 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(cmp.to_dict(), indent=2, ensure_ascii=False, allow_nan=False), file=out)
     else:
-        print(render_text(cmp), end="", file=out)
+        # Every line inert (``_text``), whatever a results file put in an id or a warning.
+        print(inline_lines(render_text(cmp)), end="", file=out)
     bad = failed(gates)
-    # The text's verdict line speaks of flags only; say where the gates decide otherwise.
+    # The text's verdict line speaks of flags only; the gates decide the exit status: say which
+    # failed and which drops were let through, and why.
     for gate in gates:
         if gate.waived:
-            print(f"research-judge compare: not failing: {gate.message}", file=sys.stderr)
-        elif not gate.passed and gate.name == JUDGE_GATE:
-            print(f"research-judge compare: failing: {gate.message}", file=sys.stderr)
+            print(f"research-judge compare: not failing: {inline(gate.message)}", file=sys.stderr)
+        elif not gate.passed:
+            # The regressed ids come from the results files: inert (``_text``).
+            ids = f": {gate.detail}" if gate.name == REGRESSIONS_GATE else ""
+            print(f"research-judge compare: failing: {inline(gate.message + ids)}", file=sys.stderr)
 
     def annotations() -> list[str]:
         lines = [

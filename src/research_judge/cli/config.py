@@ -10,12 +10,19 @@ Generic over argparse: the keys a table may hold are read from the verb's parser
 is configurable the day it is added. A value goes through the flag's own type and choices, flags
 on the command line win, and an unknown table or key is an error naming it (exit 2), never
 ignored.
+
+Trust: the working directory is often a checked-out pull request. A file found there by
+discovery may set how the judge grades, but not where keys or data go (``TRUSTED_ONLY``: a
+``base-url`` would receive the API key, a ``store`` of ``/`` plus ``record`` would copy CI
+secrets into recordings, ``prompts`` are templates from the repository). Those need a file the
+user named: ``--config FILE`` or ``RESEARCH_JUDGE_CONFIG=FILE``. ``check_trust`` is that rule.
 """
 
 from __future__ import annotations
 
 import argparse
 import difflib
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,12 +38,20 @@ PYPROJECT_TABLE = "tool.research-judge"
 OWN_TABLES = frozenset({"policy"})
 # Never from a file: what the file is, and the flags that print and exit.
 _NOT_CONFIGURABLE = frozenset({"help", "version", "config"})
+# Where keys and data go: only from a config file the user named, never from one found. And
+# --force, which would let such a file aim an output at any of the user's files.
+TRUSTED_ONLY = frozenset(
+    {"base-url", "store", "prompts", "record", "replay", "cache-dir", "prices", "force"}
+)
+# Naming the config file in the environment is naming it, as --config is.
+CONFIG_ENV = "RESEARCH_JUDGE_CONFIG"
 
 
 @dataclass(frozen=True)
 class Config:
     path: Path
     tables: Mapping[str, Any]  # verb or own table -> its contents, as TOML gave them
+    named: bool = True  # given with --config or RESEARCH_JUDGE_CONFIG, not found by discovery
 
     def where(self, table: str) -> str:
         prefix = f"{PYPROJECT_TABLE}." if self.path.name == PYPROJECT else ""
@@ -47,28 +62,57 @@ def add_config_flag(parser: argparse.ArgumentParser | Any, help_extra: str = "")
     parser.add_argument(
         "--config",
         metavar="FILE",
-        help=f"TOML config file, one table per verb{help_extra} (default: {FILE_NAME} or "
-        f"[{PYPROJECT_TABLE}] in {PYPROJECT}, in the working directory)",
+        help=f"TOML config file, one table per verb{help_extra} (default: ${CONFIG_ENV}, else "
+        f"{FILE_NAME} or [{PYPROJECT_TABLE}] in {PYPROJECT} in the working directory, which may "
+        f"not set {', '.join(sorted(TRUSTED_ONLY))})",
     )
 
 
 def find_config(argv: Sequence[str], cwd: Path | None = None) -> Config | None:
     """The config file this command line uses, read and parsed; None when there is none."""
-    explicit = _explicit_path(argv)
+    explicit = _explicit_path(argv) or os.environ.get(CONFIG_ENV) or None
     if explicit is not None:
         return Config(Path(explicit), read_toml(Path(explicit)))
     folder = Path.cwd() if cwd is None else cwd
     own = folder / FILE_NAME
     if own.is_file():
-        return Config(own, read_toml(own))
+        return Config(own, read_toml(own), named=False)
     pyproject = folder / PYPROJECT
     if pyproject.is_file():
         section = read_toml(pyproject).get("tool", {}).get("research-judge")
         if section is not None:
             if not isinstance(section, dict):
                 raise ConfigError(f"{pyproject}: [{PYPROJECT_TABLE}] must be a table")
-            return Config(pyproject, section)
+            return Config(pyproject, section, named=False)
     return None
+
+
+def check_trust(config: Config) -> None:
+    """A discovered config file may not set ``TRUSTED_ONLY`` keys, in any table."""
+    if config.named:
+        return
+    for table, content in config.tables.items():
+        if not isinstance(content, dict):
+            continue
+        for key in content:
+            if key in TRUSTED_ONLY:
+                raise ConfigError(
+                    f"{config.where(table)}: {key!r} says where keys or data go, and this file "
+                    f"was found in the working directory, not named; to allow it, name the file: "
+                    f"--config {config.path} or {CONFIG_ENV}={config.path}"
+                )
+
+
+def config_notice(config: Config, argv: Sequence[str], parser: argparse.ArgumentParser) -> str:
+    """What the file sets for this command, said on stderr at start ('' when nothing)."""
+    active = _active_verb(argv, _verb_parsers(parser))
+    content = config.tables.get(active) if active is not None else None
+    keys = list(content) if isinstance(content, dict) else []
+    if active == "grade" and isinstance(config.tables.get("policy"), dict):
+        keys.append("[policy]")
+    if not keys:
+        return ""
+    return f"config: {config.path} sets {', '.join(keys)}"
 
 
 def apply_config(
@@ -79,6 +123,7 @@ def apply_config(
     Returns the list values given to repeatable flags, for ``drop_config_lists``: a repeatable
     flag on the command line replaces the file's list rather than adding to it.
     """
+    check_trust(config)
     verbs = _verb_parsers(parser)
     for table, content in config.tables.items():
         if table in OWN_TABLES:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ._ci import add_force_flag
 from ._help import DefaultsFormatter
 from .config import add_config_flag
 
@@ -51,6 +52,7 @@ See docs/agent-logs.md."""
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "convert",
+        usage="research-judge convert [FORMAT] INPUT... --out SESSIONS.jsonl [options]",
         help="turn agent logs into a sessions file for grade",
         description=DESCRIPTION,
         formatter_class=DefaultsFormatter,
@@ -59,10 +61,10 @@ def register(subparsers: Any) -> None:
     # inputs after it, so the first word is read as FORMAT when it names one.
     p.add_argument(
         "inputs",
-        metavar="[FORMAT] INPUT",
+        metavar="INPUT",
         nargs="+",
-        help=f"{' | '.join((*FORMATS, AUTO))} (default auto), then the log files, read in "
-        "order (- for stdin)",
+        help=f"FORMAT first if given ({' | '.join((*FORMATS, AUTO))}; default auto), then "
+        "the log files, read in order (- for stdin)",
     )
     p.add_argument(
         "--out",
@@ -77,17 +79,20 @@ def register(subparsers: Any) -> None:
         "'ref' becomes the reference's content_ref, read at grading time by grade --store",
     )
     p.add_argument("--quiet", action="store_true", help="print no summary line")
+    add_force_flag(p)
     add_config_flag(p)
     p.set_defaults(run=run_convert)
 
 
 def run_convert(args: argparse.Namespace) -> int:
+    from .._text import inline
     from ..errors import ConfigError, ExitCode, InputFileError
     from ..sessions.convert import ConvertOptions, compile_stub_pattern, convert_files
     from ._stdin import STDIN, spooled_stdin
 
     def report(exc: InputFileError) -> None:
-        print(f"research-judge convert: {exc}", file=sys.stderr)
+        # A record's text (a tool's function name, an id) is in the message: one inert line.
+        print(f"research-judge convert: {inline(exc)}", file=sys.stderr)
 
     fmt, inputs = _format_and_inputs(args.inputs)
     options = ConvertOptions(stub_pattern=compile_stub_pattern(args.stub_pattern))
@@ -96,9 +101,13 @@ def run_convert(args: argparse.Namespace) -> int:
     if STDIN in inputs:
         with spooled_stdin("stdin.log") as path:
             spooled: list[str | Path] = [str(path) if i == STDIN else i for i in inputs]
-            stats = convert_files(fmt, spooled, args.out, options, on_error=report)
+            stats = convert_files(
+                fmt, spooled, args.out, options, on_error=report, force=args.force
+            )
     else:
-        stats = convert_files(fmt, list(inputs), args.out, options, on_error=report)
+        stats = convert_files(
+            fmt, list(inputs), args.out, options, on_error=report, force=args.force
+        )
     if not args.quiet:
         bad = f"; {len(stats.errors)} bad record(s) skipped (listed above)" if stats.errors else ""
         print(

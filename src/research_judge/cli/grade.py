@@ -13,6 +13,7 @@ from ..engine.select import Selection
 from ..errors import ConfigError
 from ..judge.policy import VerdictPolicy
 from ..judge.settings import DEFAULT_REPEATS, MIN_SCORING_TOKENS, JudgeSettings
+from ..safety.settings import DEFAULT_MAX_REF_BYTES
 from ._ci import add_ci_flags, check_stdout, main_output
 from ._help import DefaultsFormatter
 from ._stdin import STDIN, spooled_stdin
@@ -101,12 +102,6 @@ def register(subparsers: Any) -> None:
         f"the room left, down to {MIN_SCORING_TOKENS}",
     )
     judge.add_argument(
-        "--send-material",
-        action="store_true",
-        help="send each request's material (call, reference ids) in a header, for test judges "
-        "such as research-judge serve-fake; the request body does not change",
-    )
-    judge.add_argument(
         "--context-window",
         type=int,
         metavar="TOKENS",
@@ -186,6 +181,14 @@ def register(subparsers: Any) -> None:
         "s3://bucket/prefix on any S3-compatible store, endpoint and credentials from the AWS "
         "environment (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, ...); needs research-judge[s3] for s3",
     )
+    run.add_argument(
+        "--max-ref-bytes",
+        type=_positive_bytes,
+        default=DEFAULT_MAX_REF_BYTES,
+        metavar="BYTES",
+        help="largest object read from --store; a bigger one is that session's error "
+        f"(default {DEFAULT_MAX_REF_BYTES:,})",
+    )
     run.add_argument("--record", metavar="DIR", help="save every judge exchange as JSON in DIR")
     run.add_argument("--replay", metavar="DIR", help="answer only from exchanges saved in DIR")
     run.add_argument(
@@ -247,6 +250,16 @@ def _positive_seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {value}")
+    return value
+
+
+def _positive_bytes(text: str) -> int:
+    try:
+        value = int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of bytes, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 bytes, got {value}")
     return value
 
 

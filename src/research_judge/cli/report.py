@@ -15,7 +15,7 @@ from ..compare.model import DEFAULT_THRESHOLD
 from ..errors import ConfigError, ExitCode
 from ..judge.policy import load_policy
 from ..report import DEFAULT_WORST
-from ._ci import step_summary
+from ._ci import add_force_flag, step_summary
 from .config import add_config_flag
 
 
@@ -72,6 +72,7 @@ def register(subparsers: Any) -> None:
         metavar="X",
         help="with --baseline: flag metrics that dropped by more than X (default %(default)s)",
     )
+    add_force_flag(p)
     add_config_flag(p)
     # Any one of these may be `-`: standard input (cli._stdin).
     p.set_defaults(
@@ -110,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
         worst=args.worst,
         threshold=args.threshold,
         policy=load_policy(args.config),  # the floors grade read: stability margins
+        force=args.force,
     )
     # With a report on stdout, the note about the other one must not end up inside it.
     note = sys.stderr if STDOUT in (args.html, args.md) else sys.stdout

@@ -7,6 +7,7 @@ import argparse
 import signal
 import sys
 import threading
+from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
@@ -23,8 +24,8 @@ def register(subparsers: Any) -> None:
         description=(
             "Serve POST /v1/chat/completions on 127.0.0.1 with a fake judge that answers every "
             "session validly (deterministic, arbitrary verdicts: plumbing, not judgement). It "
-            "answers from the material that 'grade --send-material' sends in a header, never "
-            "from the prompt. Stop it with Ctrl-C."
+            "reads each request back through the prompt templates that rendered it (--prompts: "
+            "the folder the grade run uses), never from their wording. Stop it with Ctrl-C."
         ),
         formatter_class=DefaultsFormatter,
     )
@@ -48,6 +49,19 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--max-seconds", type=float, metavar="SECONDS", help="stop by itself after this long"
     )
+    p.add_argument(
+        "--prompts",
+        type=Path,
+        metavar="DIR",
+        help="the prompts folder the grade run renders from (default: the shipped prompts)",
+    )
+    p.add_argument(
+        "--max-body",
+        type=int,
+        default=64 * 2**20,  # testing.fake_openai.BODY_LIMIT, not imported for --help
+        metavar="BYTES",
+        help="largest request body accepted; a larger one is answered 413 unread",
+    )
     add_config_flag(p)
     p.set_defaults(run=run)
 
@@ -59,15 +73,18 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--port must be within 0..65535, got {args.port}")
     if args.latency < 0 or args.retry_after < 0:
         raise ConfigError("--latency and --retry-after must be 0 or more")
+    if args.max_body < 1:
+        raise ConfigError(f"--max-body must be at least 1 byte, got {args.max_body}")
     if args.rate_limit is not None and args.rate_limit < 1:
         raise ConfigError(f"--rate-limit must be at least 1, got {args.rate_limit}")
     server = FakeOpenAIServer(
-        FakeJudge(),
+        FakeJudge(args.prompts),
         latency=args.latency,
         max_concurrent=args.rate_limit,
         retry_after=args.retry_after,
         keep_requests=0,
         port=args.port,
+        max_body=args.max_body,
     )
     try:
         server.start()
@@ -80,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         f"fake judge listening on {server.base_url}\n"
         "grade against it (no key needed on 127.0.0.1):\n"
         f"  research-judge grade SESSIONS.jsonl --out RESULTS.jsonl --model fake-judge "
-        f"--base-url {server.base_url} --send-material\n"
+        f"--base-url {server.base_url}\n"
         "Ctrl-C stops it.",
         flush=True,
     )

@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from .._text import inline_lines
 from ..errors import ConfigError, UserError
 from ..stats import BOOTSTRAP_SEED, STABILITY_RESAMPLES
 from ._ci import step_summary
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_dict(), indent=2, allow_nan=False))
     else:
-        sys.stdout.write(render_text(report))
+        sys.stdout.write(inline_lines(render_text(report)))  # every line inert (``_text``)
     if report.n_repeated == 0:
         raise UserError(f"{args.results}: no result carries repeated samples (grade --repeats K)")
     step_summary("stability", lambda: text_block("research-judge stability", render_text(report)))

@@ -1,9 +1,10 @@
 """`research-judge tasks run`: the deterministic task harness from the command line.
 
-Exit status: 0 when nothing regressed against the baseline (or no baseline was given), 1 when a
-task that passed in the baseline fails now, 2 when the task file had bad lines (reported as
-``file:line: what`` on stderr; the good tasks still run). Bad input wins over a regression: a
-comparison with tasks missing from it is not one to act on.
+Exit status, as a unit-test runner in CI: without ``--baseline``, 1 when any task failed; with
+``--baseline``, 1 only when a task that passed in the baseline fails now (known failures are
+allowed); ``--min-pass-rate X`` is a gate of its own (1 below X). 2 when the task file had bad
+lines (reported as ``file:line: what`` on stderr; the good tasks still run): bad input wins over
+a gate, as a comparison with tasks missing from it is not one to act on. 0 otherwise.
 """
 
 from __future__ import annotations
@@ -12,11 +13,16 @@ import argparse
 import contextlib
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from .._format import num
+from .._text import inline_lines
 from ..errors import ExitCode
 from ._ci import add_ci_flags, check_stdout, emit, main_output
 from .config import add_config_flag
+
+if TYPE_CHECKING:  # the harness loads on run, not at --help
+    from ..harness import TaskReport
 
 
 def register(subparsers: Any) -> None:
@@ -32,9 +38,11 @@ def register(subparsers: Any) -> None:
         description=(
             "Run AGENT on every task of TASKS (JSONL, one task per line: id, input, expected, "
             "optional max_tool_calls and forbidden_tools). Prints a table and the pass rate; "
-            "with --baseline also the regressions and fixes. Exit 0 when nothing regressed, "
-            "1 when a task that passed in the baseline fails now, 2 when the task file has "
-            "bad lines (the good tasks still run)."
+            "with --baseline also the regressions and fixes. Exit 1 when any task failed and no "
+            "--baseline is given; with --baseline, 1 only when a task that passed in the "
+            "baseline fails now (known failures are allowed); 1 when the pass rate is below "
+            "--min-pass-rate; 2 when the task file has bad lines (the good tasks still run); "
+            "0 otherwise."
         ),
     )
     run_parser.add_argument("tasks_file", metavar="TASKS.jsonl", help="the task file (JSONL)")
@@ -64,7 +72,14 @@ def register(subparsers: Any) -> None:
     run_parser.add_argument(
         "--baseline",
         metavar="OLD.json",
-        help="a report saved earlier with --json; list regressions and fixes against it",
+        help="a report saved earlier with --json; list regressions and fixes against it, and "
+        "fail only on regressions (tasks that failed there too are allowed to fail)",
+    )
+    run_parser.add_argument(
+        "--min-pass-rate",
+        type=_rate,
+        metavar="X",
+        help="also exit 1 when the pass rate (0..1) is below X, with or without --baseline",
     )
     run_parser.add_argument(
         "--task-timeout",
@@ -81,6 +96,43 @@ def register(subparsers: Any) -> None:
     run_parser.set_defaults(
         run=run, stdin_inputs={"tasks_file": "TASKS.jsonl", "baseline": "--baseline"}
     )
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 <= value <= 1.0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
+    return value
+
+
+def gate_failures(
+    report: TaskReport, baseline: TaskReport | None, min_pass_rate: float | None
+) -> list[str]:
+    """Why the run fails as a CI gate, one sentence each; empty when it passes."""
+    from ..harness import regressions
+
+    reasons: list[str] = []
+    if baseline is None:
+        failing = [r.id for r in report.results if not r.passed]
+        if failing:
+            reasons.append(
+                f"{len(failing)} of {report.n} task(s) failed: {', '.join(failing)} (with "
+                "--baseline only regressions fail)"
+            )
+    else:
+        lost = regressions(baseline, report)
+        if lost:
+            reasons.append(
+                f"{len(lost)} task(s) passed in the baseline and fail now: {', '.join(lost)}"
+            )
+    if min_pass_rate is not None and (report.n == 0 or report.pass_rate < min_pass_rate):
+        reasons.append(
+            f"pass rate {num(report.pass_rate, 3)} is below --min-pass-rate {min_pass_rate:g}"
+        )
+    return reasons
 
 
 def run(args: argparse.Namespace) -> int:
@@ -122,9 +174,13 @@ def run(args: argparse.Namespace) -> int:
             data = report_json(report, baseline, errors)
             print(json.dumps(data, ensure_ascii=False, indent=2), file=out)
         else:
-            print(format_report(report, baseline), end="", file=out)
+            print(inline_lines(format_report(report, baseline)), end="", file=out)
         out.flush()
-        lost = regressions(baseline, report) if baseline is not None else []
+        # The tasks that make the gate fail: regressions against a baseline, else every failure.
+        if baseline is not None:
+            lost, kind = regressions(baseline, report), "regression"
+        else:
+            lost, kind = [r.id for r in report.results if not r.passed], "failed"
 
         def annotations() -> list[str]:
             by_id = report.by_id()
@@ -132,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
                 command(
                     "error",
                     "; ".join(by_id[tid].reasons),
-                    title=f"research-judge tasks: regression {tid}",
+                    title=f"research-judge tasks: {kind} {tid}",
                 )
                 for tid in lost
             ]
@@ -158,6 +214,7 @@ def run(args: argparse.Namespace) -> int:
 
     if task_file.problems:
         return ExitCode.FAILED
-    if lost:
-        return ExitCode.FLAGGED
-    return ExitCode.OK
+    reasons = gate_failures(report, baseline, args.min_pass_rate)
+    for reason in reasons:
+        print(f"research-judge tasks: failing: {reason}", file=sys.stderr)
+    return ExitCode.FLAGGED if reasons else ExitCode.OK

@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from .._text import inline, inline_lines
 from ..ci.output import STDOUT
 from ..errors import ConfigError, ExitCode
 from ..stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
@@ -137,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_dict(), indent=2, allow_nan=False), file=out)
     else:
-        out.write(render_text(report))
+        out.write(inline_lines(render_text(report)))  # every line inert (``_text``)
     gates = validate_gates(report)
     bad = failed(gates)
 
@@ -166,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return ExitCode.FAILED
     for gate in bad:
-        print(f"research-judge validate: gate failed: {gate.message}", file=sys.stderr)
+        print(f"research-judge validate: gate failed: {inline(gate.message)}", file=sys.stderr)
     return ExitCode.FLAGGED if bad else ExitCode.OK
 
 

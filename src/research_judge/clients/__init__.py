@@ -67,14 +67,12 @@ def make_client(
     mode: str | None = None,
     api_key: str | None = None,
     timeout: float | None = None,
-    send_material: bool = False,
     token_limit_field: str | None = None,
 ) -> JudgeClient:
     """The provider's client alone: the innermost layer of the chain, with no retries, cache or
     recording. To grade, build the whole chain with ``clients.chain.build_client``.
-    ``send_material`` (OpenAI-compatible servers only) sends each request's material in a header,
-    for test judges such as ``research-judge serve-fake``; ``token_limit_field`` chooses the
-    output-cap field (default: by server, see ``OpenAIClient``).
+    ``token_limit_field`` (OpenAI-compatible servers only) chooses the output-cap field
+    (default: by server, see ``OpenAIClient``).
     """
     chosen = check_choices(provider, model, mode)
     check_finite("timeout", timeout)  # 0, -1 or nan once switched the timeout off
@@ -92,15 +90,11 @@ def make_client(
         return OpenAIClient(
             model,
             mode=cast(OpenAIMode, chosen),
-            send_material=send_material,
             token_limit_field=cast("TokenLimitField | None", token_limit_field),
             **options,
         )
-    if send_material or token_limit_field:
-        raise ConfigError(
-            "--send-material and --token-field are for OpenAI-compatible servers "
-            "(--provider openai)"
-        )
+    if token_limit_field:
+        raise ConfigError("--token-field is for OpenAI-compatible servers (--provider openai)")
     from research_judge.clients.anthropic import AnthropicClient
 
     return AnthropicClient(model, mode=cast(AnthropicMode, chosen), **options)

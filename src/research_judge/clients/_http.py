@@ -27,7 +27,7 @@ from research_judge.errors import (
     TransientApiError,
     UnreachableError,
 )
-from research_judge.safety.settings import check_base_url
+from research_judge.safety.settings import check_base_url, redact_urls
 
 DEFAULT_TIMEOUT = 300.0
 """Seconds one HTTP request may take, for every provider (``--timeout``)."""
@@ -143,10 +143,10 @@ def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> f
 
 def redact(text: str, secret: str | None) -> str:
     """``text`` with the key, anything shaped like a key, and the credentials of any URL
-    (``scheme://user:password@``) replaced by ``***``."""
+    (``scheme://user:password@``, query values such as ``?api-key=...``) replaced by ``***``."""
     if secret and len(secret) >= 4:
         text = text.replace(secret, "***")
-    return _URL_USERINFO.sub("***@", _KEY_SHAPED.sub("***", text))
+    return redact_urls(_URL_USERINFO.sub("***@", _KEY_SHAPED.sub("***", text)))
 
 
 def error_for_status(
@@ -174,6 +174,19 @@ def error_for_status(
     hint = _HINTS.get(status)
     if hint:
         message += f" ({hint.format(env_var=env_var)})"
+    error = _error_class(status, detail, headers, permanent, code, message)
+    error.detail = detail
+    return error
+
+
+def _error_class(
+    status: int,
+    detail: str,
+    headers: Mapping[str, str],
+    permanent: bool,
+    code: str | None,
+    message: str,
+) -> ApiError:
     if permanent:
         return ApiError(message, status)
     if is_context_error(status, code, detail):

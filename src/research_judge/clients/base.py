@@ -17,7 +17,6 @@ __all__ = [
     "JudgeClient",
     "JudgeRequest",
     "JudgeResponse",
-    "Material",
     "Message",
     "ReplyCheckListener",
     "Role",
@@ -36,34 +35,6 @@ class Message:
 
 
 @dataclass(frozen=True)
-class Material:
-    """What a request asks about, as data rather than prompt text.
-
-    ``reference_ids`` are the references the prompt shows (none for scoring); ``claims`` is the
-    claim list, as (id, text) pairs, when the caller fixed it (a counting call split across
-    calls lists the first call's claims), else None (the judge finds the claims). Fake and
-    scripted judges answer from this instead of reading the prompt back; real judges never see
-    it, and it is not part of the request's key, so recordings and the cache ignore it.
-
-    ``parts`` names the references shown only in part (a reference too big for one call is
-    cut): (reference id, start, end), the character range ``[start, end)`` of its content the
-    prompt shows. A reference not listed is shown whole.
-    """
-
-    reference_ids: tuple[str, ...] = ()
-    claims: tuple[tuple[str, str], ...] | None = None  # (claim id, claim text) when fixed
-    parts: tuple[tuple[str, int, int], ...] = ()
-
-    def shown(self, ref_id: str, content: str) -> str:
-        """The text of reference ``ref_id`` (whose whole content is ``content``) this request
-        shows: its part when it is cut, else all of it."""
-        for part_id, start, end in self.parts:
-            if part_id == ref_id:
-                return content[start:end]
-        return content
-
-
-@dataclass(frozen=True)
 class JudgeRequest:
     """One judge call, fully rendered.
 
@@ -71,8 +42,6 @@ class JudgeRequest:
     ``messages`` holds the session material and, on a re-ask, the bad reply and the feedback.
     ``schema`` is the JSON schema of the reply. ``session_id`` only labels errors: it is not part
     of the content hash, so identical material is answered identically whatever its id.
-    ``material`` is the same session material as data (see ``Material``); it is not hashed
-    either.
     """
 
     call: CallKind
@@ -86,7 +55,6 @@ class JudgeRequest:
     # Which of `grade --repeats K` samples this is. It enters the hash only when non-zero, so
     # single-sample keys (cache, recordings) are exactly what they were before repeats existed.
     sample: int = 0
-    material: Material | None = field(default=None, compare=False)
     # ``key()`` per (provider, model, variant), kept on first use: the response cache looks a
     # request up and then records it, and hashing a whole prompt is the costliest step of
     # either. ``replace`` builds a new request with an empty one.

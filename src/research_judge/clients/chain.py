@@ -68,7 +68,6 @@ def build_client(
         mode=settings.mode,
         api_key=settings.api_key,
         timeout=settings.timeout,
-        send_material=settings.send_material,
         token_limit_field=settings.token_field,
     )
     if settings.batch:

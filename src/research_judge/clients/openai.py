@@ -35,10 +35,10 @@ from research_judge.clients import _http
 from research_judge.clients._http import DEFAULT_TIMEOUT, OpenAIMode
 from research_judge.clients._proxy import env_proxy, is_local
 from research_judge.clients.base import JudgeRequest, JudgeResponse, Usage
-from research_judge.clients.material import MATERIAL_HEADER, encode_material
 from research_judge.clients.text_limits import with_text_limits
 from research_judge.clients.variant import judge_variant
 from research_judge.errors import ApiError, ConfigError, JudgeRefusal, OutputTruncated
+from research_judge.safety.settings import redact_url
 
 TokenLimitField = Literal["max_completion_tokens", "max_tokens"]
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -55,9 +55,6 @@ class OpenAIClient:
     (llama.cpp's ignores the newer field and generates to the end of its context). Other servers
     also get the schema's free-text caps (``clients.text_limits``), which OpenAI's strict mode
     would refuse.
-    ``send_material`` adds the request's material as a header (the SDK's ``extra_headers``), for
-    test judges such as ``research-judge serve-fake`` (``research_judge.testing.fake_judge``);
-    the body, and so the recordings and the cache, do not change.
     ``http_client`` replaces the SDK's aiohttp transport (tests). The SDK client is built on
     the first call in each event loop (an aiohttp session cannot outlive its loop) and closed by
     ``aclose()``; connections are kept alive between calls.
@@ -74,13 +71,11 @@ class OpenAIClient:
         mode: OpenAIMode = "json_schema",
         timeout: float = DEFAULT_TIMEOUT,
         token_limit_field: TokenLimitField | None = None,
-        send_material: bool = False,
         http_client: httpx2.AsyncClient | None = None,
     ) -> None:
         _http.check_mode(self.provider, mode)
         self.model = model
         self.mode: OpenAIMode = mode
-        self.send_material = send_material
         self.base_url = _checked_base_url(_http.resolve_base_url(base_url, _ENV_URL))
         openai_itself = _is_openai(self.base_url)
         # Every compatible server reads max_tokens; llama.cpp's silently drops the newer field.
@@ -178,9 +173,9 @@ class OpenAIClient:
             await sdk.close()
 
     def _headers(self, request: JudgeRequest) -> dict[str, Any] | None:
-        """This request's extra headers: its material (``send_material``), and no
-        Authorization at all when there is no key (a local server)."""
-        headers: dict[str, Any] = material_headers(request) if self.send_material else {}
+        """This request's extra headers: no Authorization at all when there is no key (a local
+        server)."""
+        headers: dict[str, Any] = {}
         if not self._api_key:
             headers["Authorization"] = openai.Omit()
         return headers or None
@@ -367,10 +362,6 @@ def _is_openai(base_url: str) -> bool:
     return host == "api.openai.com" or host.endswith(".openai.azure.com")
 
 
-def material_headers(request: JudgeRequest) -> dict[str, str]:
-    return {MATERIAL_HEADER: encode_material(request)}
-
-
 def _root_cause(exc: BaseException) -> BaseException:
     """The transport's own exception under the SDK's and httpx's wrappers (or ``exc``)."""
     seen: BaseException | None = exc
@@ -389,7 +380,7 @@ def _checked_base_url(configured: str | None) -> str:
     url = URL(configured)
     if url.scheme not in ("http", "https") or not url.host or url.query_string or url.fragment:
         raise ConfigError(
-            f"base URL {configured!r} is not an http(s) URL with a host and no query "
+            f"base URL {redact_url(configured)!r} is not an http(s) URL with a host and no query "
             "(e.g. http://127.0.0.1:8000/v1)"
         )
     return configured

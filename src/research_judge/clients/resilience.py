@@ -8,8 +8,9 @@
   of failing.
 - ``Health`` stops the run when the provider is plainly down: no success for ``down_after``
   seconds while failures keep arriving, credentials/model rejected outright, the request format
-  (structured-output mode) refused, or nothing answering at the address (refused, unknown host)
-  before the provider ever answered. Once stopped, requests waiting for a slot are not sent.
+  (structured-output mode) refused, the first calls all refused with the same 4xx and text, or
+  nothing answering at the address (refused, unknown host) before the provider ever answered.
+  Once stopped, requests waiting for a slot are not sent.
 """
 
 from __future__ import annotations
@@ -38,6 +39,10 @@ from .variant import variant_of
 # Rejected key, forbidden model or endpoint, unknown model or URL, proxy wanting credentials:
 # every later call would get the same answer.
 FATAL_STATUSES = frozenset({401, 403, 404, 407})
+# Before any call has succeeded, this many refusals in a row with the same 4xx status and text
+# (a required server option missing, a parameter the model does not take) mean every call will
+# be refused alike: stop with the server's words instead of failing every session one by one.
+SAME_REFUSAL_AFTER = 3
 
 
 class AdaptiveLimiter:
@@ -112,12 +117,16 @@ class Health:
         self._failures = 0
         self._answered = False  # has the provider ever answered, even with an error?
         self._unreachable = 0
+        self._succeeded = False  # has any call succeeded?
+        self._refusal: tuple[int, str] | None = None  # the 4xx the last failures repeated
+        self._refusals = 0
         # Once the provider is found down, requests already waiting for a slot are not sent.
         self.stopped: ProviderDownError | None = None
 
     def success(self) -> None:
         self._failing_since, self._failures = None, 0
         self._answered = True
+        self._succeeded = True
 
     def failure(self, exc: ApiError) -> None:
         try:
@@ -133,6 +142,7 @@ class Health:
             raise ProviderDownError(str(exc), exc.status)
         if exc.status is not None:
             self._answered = True
+            self._same_refusal(exc)
         elif isinstance(exc, UnreachableError) and not self._answered:
             self._unreachable += 1
             if self._unreachable >= self._policy.unreachable_after:
@@ -153,6 +163,26 @@ class Health:
             raise ProviderDownError(
                 f"no successful judge call for {now - self._failing_since:.0f}s and "
                 f"{self._failures} failures in a row (last: {exc}); stopping"
+            )
+
+    def _same_refusal(self, exc: ApiError) -> None:
+        status = exc.status
+        if (
+            self._succeeded
+            or status is None
+            or not 400 <= status < 500
+            or isinstance(exc, TransientApiError | ContextLengthError)
+        ):
+            return
+        key = (status, exc.detail if exc.detail is not None else str(exc))
+        self._refusals = self._refusals + 1 if key == self._refusal else 1
+        self._refusal = key
+        if self._refusals >= SAME_REFUSAL_AFTER:
+            raise ProviderDownError(
+                f"the first {self._refusals} judge calls were all refused with the same "
+                f"answer, so every call would be: {exc}. Sessions that already got this answer "
+                "are recorded as errors: add --retry-errors when you run again",
+                status,
             )
 
 

@@ -68,10 +68,8 @@ class ClientSettings:
     batch: bool = False  # every call through the provider's batch API (docs/batch.md)
     batch_poll: float = DEFAULT_POLL_INTERVAL  # seconds between two polls of a batch
     batch_dir: str | Path | None = None  # where batches are recorded: required with batch
-    # OpenAI-compatible servers only: the output-cap field (None: by server, see OpenAIClient)
-    # and the request's material in a header, for test judges (serve-fake).
+    # OpenAI-compatible servers only: the output-cap field (None: by server, see OpenAIClient).
     token_field: str | None = None
-    send_material: bool = False
 
     def __post_init__(self) -> None:
         if self.provider == BASELINE:
@@ -112,9 +110,8 @@ class ClientSettings:
         ):
             if value is not None:
                 raise ConfigError(f"{flag} means nothing to the baseline judge (no server)")
-        if self.batch or self.send_material:
-            flag = "--batch" if self.batch else "--send-material"
-            raise ConfigError(f"{flag} means nothing to the baseline judge (no server)")
+        if self.batch:
+            raise ConfigError("--batch means nothing to the baseline judge (no server)")
 
     @property
     def resolved_cache_dir(self) -> Path:

@@ -16,6 +16,17 @@ DEFAULT_THRESHOLD = 0.05
 DEFAULT_CRITICAL_THRESHOLD = 0.10
 
 Severity = Literal["warning", "critical"]
+# What makes ``compare`` exit 1 (``ci.gates``): by default a regression or a significant drop.
+FailOn = Literal["any", "significant"]
+FAIL_ON: tuple[FailOn, ...] = ("any", "significant")
+DEFAULT_FAIL_ON: FailOn = "significant"
+# The rule ``--help``, the README and the summaries state, in one place.
+FAIL_RULE = (
+    "exit 1 when any session regressed (passed in the baseline, fails now) or a metric dropped "
+    "by more than the threshold and the paired test finds the drop significant; a drop within "
+    "noise with no regression is printed as a warning and exits 0 (--fail-on any fails on it "
+    "too)"
+)
 # Said wherever a comparison is shown (text, warnings, HTML, Markdown) when the judges differ.
 JUDGE_CHANGED = "judge changed: these deltas mix agent and judge changes"
 

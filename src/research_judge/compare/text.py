@@ -1,8 +1,13 @@
-"""Plain-text rendering of a ``Comparison`` for terminals and CI logs."""
+"""Plain-text rendering of a ``Comparison`` for terminals and CI logs.
+
+Ids and warnings come from the results files: printed through ``_text.inline``, so a session id
+cannot break its line or start a CI workflow command.
+"""
 
 from __future__ import annotations
 
 from .._format import num
+from .._text import inline
 from .model import JUDGE_CHANGED, Comparison, Flag, MetricDelta
 
 _IDS_PER_LINE = 8
@@ -32,13 +37,13 @@ def render_text(cmp: Comparison) -> str:
         lines.append("Sessions that moved most (combined criteria, 0..1):")
         for m in cmp.movers:
             lines.append(
-                f"  {m.session_id}: {m.combined_baseline:.3f} -> {m.combined_current:.3f} "
+                f"  {inline(m.session_id)}: {m.combined_baseline:.3f} -> {m.combined_current:.3f} "
                 f"({m.delta:+.3f})"
             )
     if cmp.warnings:
         lines.append("")
         lines.append("Warnings:")
-        lines.extend(f"  - {w}" for w in cmp.warnings)
+        lines.extend(f"  - {inline(w)}" for w in cmp.warnings)
     lines.append("")
     lines.append(_verdict_line(cmp))
     return "\n".join(lines) + "\n"
@@ -108,7 +113,7 @@ def _ids(title: str, ids: list[str]) -> list[str]:
         return [f"{title}: none"]
     out = [f"{title} ({len(ids)}):"]
     for start in range(0, len(ids), _IDS_PER_LINE):
-        out.append("  " + ", ".join(ids[start : start + _IDS_PER_LINE]))
+        out.append("  " + ", ".join(inline(i) for i in ids[start : start + _IDS_PER_LINE]))
     return out
 
 
@@ -116,7 +121,9 @@ def _verdict_line(cmp: Comparison) -> str:
     if not cmp.flags:
         return f"OK: no metric dropped by more than {cmp.threshold:g}"
     worst = "CRITICAL" if any(f.severity == "critical" for f in cmp.flags) else "WARNING"
-    names = ", ".join(f.metric for f in cmp.flags)
+    names = ", ".join(
+        f.metric + (" within noise" if f.test.significant is not True else "") for f in cmp.flags
+    )
     count = len(cmp.flags)
     noun = "metric" if count == 1 else "metrics"
     return f"{worst}: {count} {noun} dropped by more than {cmp.threshold:g} ({names})"

@@ -19,7 +19,6 @@ from ..clients.base import (
     JudgeClient,
     JudgeRequest,
     JudgeResponse,
-    Material,
     Message,
     ReplyCheckListener,
     Usage,
@@ -47,7 +46,7 @@ from .context import context_info
 from .counting import CountingReport, count
 from .evidence import CheckedVerdict, EvidenceChecker
 from .markers import marker_nonce
-from .planning import Planner, Unplannable
+from .planning import Planner, Unplannable, reference_variables
 from .policy import VerdictPolicy
 from .prompts import PromptSet
 from .record import (
@@ -173,10 +172,9 @@ class Judge:
             "nonce": nonce,
             "question": session.question,
             "answer": session.answer,
-            "references": [ref.model_dump() for ref in session.trajectory],
+            "references": [reference_variables(ref) for ref in session.trajectory],
         }
         s = self.settings
-        ids = tuple(session.reference_ids)
 
         def request(
             call: CallKind, schema_name: str, schema: dict[str, Any], limit: int
@@ -191,8 +189,6 @@ class Judge:
                 max_output_tokens=limit,
                 temperature=s.temperature,
                 session_id=session.id,
-                # Counting shows every reference; scoring shows only question and answer.
-                material=Material(ids if call == "counting" else ()),
             )
 
         return (

@@ -28,7 +28,9 @@ def marker_nonce(session: Session, *, extra_keys: bool) -> str:
         parts += [ref.id, ref.title or "", ref.url or "", ref.content]
         if extra_keys and ref.model_extra:
             # Only then, so the nonce under the shipped templates (and with it every recording
-            # keyed on their prompts) is what it always was.
+            # keyed on their prompts) is what it always was. The shipped templates do print a
+            # reference's tool call (its ``tool`` and ``args``); the seed leaves them out, which
+            # is safe: ``choose_nonce`` checks every string of the reference, extras included.
             parts.append(canonical_json(ref.model_extra))
     for part in parts:
         digest.update(part.encode("utf-8", "surrogatepass"))

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..clients.base import JudgeRequest, Material, Message
+from ..clients.base import JudgeRequest, Message
 from ..clients.text_limits import TEXT_LIMITS
 from ..cost.tokens import (
     estimate_output_tokens,
@@ -135,6 +135,12 @@ def claims_guess(answer: str) -> int:
     return sentences + (sentences + 1) // 2
 
 
+def reference_variables(ref: Reference) -> dict[str, Any]:
+    """A reference as the templates see it: every key, plus ``tool_call`` (None when no tool
+    is named), so a template can show what the agent asked for without testing for extras."""
+    return {**ref.model_dump(), "tool_call": ref.tool_call}
+
+
 @dataclass(frozen=True)
 class Piece:
     """A reference, or the part ``[start, end)`` of its content, as shown in one call."""
@@ -151,8 +157,8 @@ class Piece:
 
     def variables(self, ref: Reference) -> dict[str, Any]:
         """What the templates see: the reference itself, or the part with its range in the title
-        (so the judge knows it reads a part)."""
-        data = ref.model_dump()
+        (so the judge knows it reads a part); with ``tool_call``, the call that pulled it."""
+        data = reference_variables(ref)
         if self.whole:
             return data
         label = f"[characters {self.start + 1:,}-{self.end:,} of {self.total:,}]"
@@ -525,12 +531,6 @@ class Planner:
             max_output_tokens=self.counting_cap,
             temperature=self.temperature,
             session_id=session.id,
-            # What this call shows, as data for fake judges (never sent, never hashed).
-            material=Material(
-                tuple(dict.fromkeys(p.ref_id for p in pieces)),
-                None if claims is None else tuple((c.id, c.text) for c in claims),
-                tuple((p.ref_id, p.start, p.end) for p in pieces if not p.whole),
-            ),
         )
 
     @staticmethod

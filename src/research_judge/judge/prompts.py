@@ -58,7 +58,8 @@ class PromptSet:
 
     def __init__(self, directory: str | Path | None = None) -> None:
         self.directory = Path(directory) if directory is not None else default_prompts_dir()
-        # The shipped templates print only id, title, url and content of a reference.
+        # The shipped templates print only id, title, url, content and the tool call (tool and
+        # args) of a reference.
         self.shipped = self.directory.resolve() == default_prompts_dir().resolve()
         if not self.directory.is_dir():
             raise ConfigError(f"prompts folder not found: {self.directory}")

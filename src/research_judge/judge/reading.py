@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import product
 from typing import Any
 
 from ..clients.base import JudgeRequest
@@ -37,6 +38,7 @@ class ShownReference:
     content: str
     title: str | None = None
     url: str | None = None
+    tool_call: str | None = None  # the call that pulled it, as the shipped templates show it
 
     def variables(self) -> dict[str, Any]:
         return {
@@ -45,6 +47,7 @@ class ShownReference:
             "content_ref": None,
             "title": self.title,
             "url": self.url,
+            "tool_call": self.tool_call,
         }
 
 
@@ -90,8 +93,8 @@ class RequestReader:
         except ResearchJudgeError as exc:  # a template that needs more than the reading has
             raise UnreadableRequest(
                 f"{_who(request)}: the prompt could not be read back exactly ({exc}); "
-                "templates that print more of a reference than its id, title, url and "
-                "content are not readable"
+                "templates that print more of a reference than its id, title, url, tool call "
+                "and content are not readable"
             ) from None
 
     def _read(self, request: JudgeRequest, claims_for: ClaimsFor | None) -> ShownSession:
@@ -113,7 +116,11 @@ class RequestReader:
                 )
             k = extra // per_reference
         values: dict[str, str] = {"nonce": nonce}
-        fields = [(title, url) for title in (False, True) for url in (False, True)]
+        # Each optional one-line field shown or not (tool call, title, url): fewest first.
+        fields: list[tuple[bool, bool, bool]] = sorted(
+            ((tool, title, url) for tool, title, url in product((False, True), repeat=3)),
+            key=sum,
+        )
         variants = [self._skeleton(pair, k, f) for f in fields]
         segments = _segments(text, nonce)
         plain = _segments(variants[0], _NONCE)
@@ -135,7 +142,9 @@ class RequestReader:
                 if candidate is None:
                     continue
                 found = found or candidate
-                if not any("\n" in v for k, v in candidate.items() if k[:3] in ("tit", "url")):
+                if not any(
+                    "\n" in v for k, v in candidate.items() if k[:3] in ("tit", "url", "too")
+                ):
                     found = candidate
                     break
             if found is None:
@@ -149,7 +158,8 @@ class RequestReader:
         if self._render(pair, shown, nonce) != text:
             raise UnreadableRequest(
                 f"{_who(request)}: the prompt could not be read back exactly (templates that "
-                "print more of a reference than its id, title, url and content are not readable)"
+                "print more of a reference than its id, title, url, tool call and content are not "
+                "readable)"
             )
         return shown
 
@@ -182,7 +192,7 @@ class RequestReader:
         return nonce
 
     @staticmethod
-    def _skeleton(pair: PromptPair, k: int, fields: tuple[bool, bool] | None) -> str:
+    def _skeleton(pair: PromptPair, k: int, fields: tuple[bool, bool, bool] | None) -> str:
         return pair.render_user(**_placeholders(k, fields, claims=0))
 
     @staticmethod
@@ -201,6 +211,7 @@ class RequestReader:
                     values[f"content{i}"],
                     values.get(f"title{i}"),
                     values.get(f"url{i}"),
+                    values.get(f"tool{i}"),
                 )
                 for i in range(k)
             )
@@ -233,8 +244,8 @@ def _who(request: JudgeRequest) -> str:
     return f"session {request.session_id!r} ({request.call} call)"
 
 
-def _placeholders(k: int, fields: tuple[bool, bool] | None, claims: int) -> dict[str, Any]:
-    title, url = fields or (False, False)
+def _placeholders(k: int, fields: tuple[bool, bool, bool] | None, claims: int) -> dict[str, Any]:
+    tool, title, url = fields or (False, False, False)
     return {
         "nonce": _NONCE,
         "question": _slot("question"),
@@ -246,6 +257,7 @@ def _placeholders(k: int, fields: tuple[bool, bool] | None, claims: int) -> dict
                 "content_ref": None,
                 "title": _slot(f"title{i}") if title else None,
                 "url": _slot(f"url{i}") if url else None,
+                "tool_call": _slot(f"tool{i}") if tool else None,
             }
             for i in range(k)
         ],

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._files import check_replaceable
 from .._lazy import lazy_exports
 from ..compare.model import DEFAULT_THRESHOLD
 from ..errors import ConfigError, OutputError
@@ -62,11 +63,14 @@ def write_report(
     worst: int = DEFAULT_WORST,
     threshold: float = DEFAULT_THRESHOLD,
     policy: VerdictPolicy | None = None,
+    force: bool = False,
 ) -> ReportData:
     """Write the HTML and/or Markdown report of a run (results, labels and a baseline run each
     from a file or already in memory).
 
     Bad input raises ``InputFileError`` naming the file and line, before anything is written.
+    An existing file at ``html`` or ``md`` is replaced only when it is an earlier report (or
+    ``force``): anything else is a ``ConfigError``, before anything is read.
     Returns the report's data, for callers that render it once more (a CI step summary).
     """
     from .data import build_report
@@ -90,9 +94,10 @@ def write_report(
         ],
         [("--html", html), ("--md", md)],
     )
-    for flag, target in (("--html", html), ("--md", md)):
+    for flag, target, ours in (("--html", html, _html_report), ("--md", md, _md_report)):
         if target is not None:
             check_output_target(flag, target)
+            check_replaceable(flag, target, ours, force=force)
     current, source = _run(results)
     agreement = None
     if labels is not None:
@@ -124,6 +129,14 @@ def write_report(
     if md is not None:
         _emit(md, render_markdown(data), "--md")
     return data
+
+
+def _html_report(head: bytes) -> bool:
+    return b"<title>research-judge report" in head
+
+
+def _md_report(head: bytes) -> bool:
+    return b"## research-judge report" in head
 
 
 def _emit(target: str | Path, text: str, flag: str) -> None:

@@ -142,7 +142,8 @@ def scatter(graded: Sequence[Result | ResultRow]) -> Scatter:
 
     points = tuple(Point(sid, x_of(t), y_of(u), t, u) for sid, t, u in pairs)
     x_ticks = tuple(Tick(_tokens_label(10**e), x_of(10**e)) for e in range(low, high + 1))
-    y_ticks = tuple(Tick(f"{v:.1f}", y_of(v)) for v in (0.0, 0.25, 0.5, 0.75, 1.0))
+    # Labels say the value they sit at: "{v:.1f}" printed 0.25 as 0.2 and 0.75 as 0.8.
+    y_ticks = tuple(Tick(f"{v:g}", y_of(v)) for v in (0.0, 0.25, 0.5, 0.75, 1.0))
     return Scatter(
         _W, _H, _LEFT, right, _TOP, bottom, points, x_ticks, y_ticks, len(graded) - len(pairs)
     )

@@ -12,15 +12,20 @@ from functools import cache
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
 
 from .._format import NA, num, pct
 from .._format import usd as dollars
+from .._text import inline, inline_lines
 from ..compare.model import JUDGE_CHANGED
 from .data import ReportData
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|#~])")
-# "@name" in a PR comment notifies that person or team; a zero-width space keeps it readable.
+# "@name" in a PR comment notifies that person or team. A word joiner (the character itself:
+# an entity such as &#8203; would have its "#" escaped and show as text) keeps it readable and
+# unlinked.
 _MENTION = re.compile(r"@(?=[\w-])")
+_WORD_JOINER = "\u2060"
 MARKDOWN_WORST = 5
 MARKDOWN_REGRESSIONS = 20  # a CI comment lists this many regressed ids, then counts the rest
 
@@ -41,7 +46,7 @@ def _environment(kind: str) -> Environment:
     env = Environment(
         loader=PackageLoader("research_judge", "report/templates"),
         autoescape=kind == "html",
-        finalize=markdown_escape if kind == "md" else None,
+        finalize=markdown_escape if kind == "md" else html_value,
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -58,10 +63,19 @@ def markdown_escape(value: Any) -> str:
     """Make any value inert inline Markdown: one line, no emphasis, links, tables, HTML or
     @mentions."""
     text = "" if value is None else str(value)
-    text = " ".join(text.split())
+    text = inline(" ".join(text.split()))
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    text = _MENTION.sub("@&#8203;", text)
+    text = _MENTION.sub("@" + _WORD_JOINER, text)
     return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def html_value(value: Any) -> Any:
+    """Every value the HTML page prints, before autoescaping: multi-line text keeps its lines
+    (quotes are shown as written), each line inert (``_text.inline``); markup built by the
+    report itself (charts) passes."""
+    if isinstance(value, Markup) or not isinstance(value, str):
+        return value
+    return inline_lines(value)
 
 
 def signed(value: float | None, digits: int = 3) -> str:

@@ -23,6 +23,9 @@ class Summary:
     quotes_verified: int = 0  # evidence and claim quotes found in their text (graded sessions)
     quotes: int = 0
     context: ContextSummary = field(default_factory=lambda: ContextSummary())
+    # The first errored session and its error's text: the reason is said where the count is,
+    # not left inside the results file.
+    first_error: tuple[str, str] | None = None
 
     @property
     def pass_rate(self) -> float | None:
@@ -117,6 +120,8 @@ def summarize(results: Iterable[Result | ResultRow]) -> Summary:
             s.errors += 1
             kind = r.error_kind or "unknown"
             s.error_kinds[kind] = s.error_kinds.get(kind, 0) + 1
+            if s.first_error is None:
+                s.first_error = (r.session_id, r.error or kind)
             continue
         s.graded += 1
         s.passed += r.verdict == "pass"
@@ -139,11 +144,26 @@ def _as_reported(row: ResultRow, name: str) -> float | None:
     return None if score is None else float(score)
 
 
+_FIRST_ERROR_CHARS = 300
+
+
+def _one_line(text: str) -> str:
+    """One printable line: the text comes from a server or a results file (neither trusted), so
+    no newline (a CI workflow command must start a line) and no terminal control character."""
+    flat = "".join(c if c.isprintable() else " " for c in " ".join(text.split()))
+    return flat if len(flat) <= _FIRST_ERROR_CHARS else flat[: _FIRST_ERROR_CHARS - 3] + "..."
+
+
 def format_summary(s: Summary) -> str:
     kinds = ", ".join(f"{k} {v}" for k, v in sorted(s.error_kinds.items()))
     lines = [
         f"sessions {s.sessions}: graded {s.graded}, errors {s.errors}"
         + (f" ({kinds})" if kinds else ""),
+    ]
+    if s.first_error is not None:
+        session, text = s.first_error
+        lines.append(f"first error: {_one_line(session)}: {_one_line(text)}")
+    lines += [
         f"pass rate {pct(s.pass_rate, 0)} ({s.passed}/{s.graded})",
         "ratios   " + "  ".join(f"{n} {num(s.means[n], 2)}" for n in RATIO_NAMES),
         "scores   " + "  ".join(f"{n} {num(s.means[n], 2)}" for n in SCORE_NAMES) + "  (1-3)",

@@ -6,6 +6,7 @@ line, so one bad line never stops the good ones from being graded.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,10 @@ from .._validation import describe_validation_error
 from ..errors import InputFileError
 from ..safety import jsonin
 from .citations import AnswerCitation
+
+# A tool call's arguments are a query or a URL, rarely more; a long argument (a pasted document)
+# is shortened so it cannot crowd out the references themselves.
+TOOL_CALL_CHARS = 500
 
 
 class Reference(BaseModel):
@@ -48,6 +53,25 @@ class Reference(BaseModel):
                 raise ValueError("has both content and content_ref; give one")
             return {**value, "content": ""}
         return value
+
+    @property
+    def tool_call(self) -> str | None:
+        """The call that pulled this reference, as the converters record it (extra keys ``tool``
+        and ``args``): ``web_search {"query": "..."}``, arguments shortened past
+        ``TOOL_CALL_CHARS``; None when no tool is named. What the agent asked for is part of
+        what the judge weighs."""
+        extra = self.model_extra or {}
+        tool = extra.get("tool")
+        if not isinstance(tool, str) or not tool.strip():
+            return None
+        args = extra.get("args")
+        if args in (None, "", {}, []):
+            return " ".join(tool.split())
+        shown = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
+        shown = " ".join(shown.split())  # one line: the judge reads it as one call
+        if len(shown) > TOOL_CALL_CHARS:
+            shown = shown[: TOOL_CALL_CHARS - 3] + "..."
+        return f"{' '.join(tool.split())} {shown}"
 
     @property
     def offloaded(self) -> bool:

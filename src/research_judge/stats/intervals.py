@@ -38,7 +38,11 @@ def wilson_at_rate(p: float, n: int, z: float = Z95) -> Interval:
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # At 0% (100%) the bound is exactly 0 (1); computed, it was off by a rounding error, which
+    # printed as 5.551115123125783e-17 (or 0.9999999999999999) wherever it was shown raw.
+    low = 0.0 if p <= 0 else max(0.0, centre - half)
+    high = 1.0 if p >= 1 else min(1.0, centre + half)
+    return (low, high)
 
 
 def kappa_from_counts(

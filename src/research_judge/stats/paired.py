@@ -78,8 +78,9 @@ def signed_rank(differences: Sequence[float]) -> PairedTest:
     differences carry no sign and are dropped. The p-value is exact for up to
     ``EXACT_MAX_MOVED`` moved pairs: the permutation distribution of the signed-rank sum given the
     observed (tied, mid-) ranks, which is what scipy's exact mode cannot do with ties; when every
-    difference has the same size it is exactly the sign test. Above that, scipy's normal
-    approximation with tie and continuity correction. All-zero differences: p = 1; no pairs: None.
+    difference has the same size it is exactly the sign test. Above that, the normal
+    approximation with tie and continuity correction (``tails.signed_rank_normal_p``). All-zero
+    differences: p = 1; no pairs: None.
     """
     n_pairs = len(differences)
     moved = [r for r in (round(d, STORED_PLACES) for d in differences) if r != 0]
@@ -89,11 +90,10 @@ def signed_rank(differences: Sequence[float]) -> PairedTest:
         return PairedTest(SIGNED_RANK_EXACT, n_pairs, 1.0, 0)
     if len(moved) <= EXACT_MAX_MOVED:
         return PairedTest(SIGNED_RANK_EXACT, n_pairs, exact_signed_rank_p(moved), len(moved))
-    # Only past EXACT_MAX_MOVED moved pairs, so the common path never pays scipy's import.
-    from scipy.stats import wilcoxon
+    from .tails import signed_rank_normal_p
 
-    p = float(wilcoxon(moved, zero_method="wilcox", correction=True, method="approx").pvalue)
-    # Never let a NaN from the library escape into JSON: an unusable p is an undefined one.
+    p = signed_rank_normal_p(moved)
+    # Never let a NaN escape into JSON: an unusable p is an undefined one.
     return PairedTest(
         SIGNED_RANK_NORMAL, n_pairs, None if math.isnan(p) else min(p, 1.0), len(moved)
     )

@@ -98,6 +98,29 @@ def _beta_fraction(x: float, a: float, b: float) -> float:
     raise ArithmeticError(f"incomplete beta fraction did not converge (x={x}, a={a}, b={b})")
 
 
+def signed_rank_normal_p(moved: npt.ArrayLike) -> float:
+    """Two-sided p of the Wilcoxon signed-rank test by the normal approximation, with the tie
+    and continuity corrections (scipy's ``wilcoxon(..., correction=True, method="approx")``).
+
+    ``moved``: the non-zero differences. The positive-rank sum T has mean n(n+1)/4 and variance
+    (n(n+1)(2n+1) - sum over tie groups of t(t^2 - 1)/2) / 24; |T - mean| is shrunk by 1/2.
+    Undefined (NaN) when every rank is tied away (variance 0) or nothing moved.
+    """
+    values = np.asarray(moved, dtype=np.float64).ravel()
+    n = values.size
+    if n == 0:
+        return math.nan
+    ranks = average_ranks(np.abs(values))
+    r_plus = float(ranks[values > 0].sum())
+    _, ties = np.unique(np.abs(values), return_counts=True)
+    variance = n * (n + 1.0) * (2.0 * n + 1.0) - 0.5 * float((ties * (ties * ties - 1.0)).sum())
+    if variance <= 0:
+        return math.nan
+    d = r_plus - n * (n + 1.0) / 4.0
+    d -= math.copysign(0.5, d) if d != 0 else 0.0
+    return min(1.0, normal_two_sided_p(d / math.sqrt(variance / 24.0)))
+
+
 def average_ranks(values: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """Ranks 1..n, ties sharing the mean of the ranks they span (scipy's ``method="average"``)."""
     a = np.asarray(values, dtype=np.float64).ravel()

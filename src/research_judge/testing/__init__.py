@@ -1,5 +1,5 @@
 """Helpers for testing code that talks to a judge: a fake OpenAI-compatible server, a fake
-judge that answers any session validly from the request's material, and a fake provider with
+judge that answers any session validly from the request it is sent, and a fake provider with
 OpenAI Files + Batches, Anthropic Messages and Anthropic Message Batches.
 
 For judge clients without any HTTP, see ``research_judge.clients.ScriptedClient``; give it

@@ -1,18 +1,19 @@
-"""A fake judge that answers any session validly from the request's structured material.
+"""A fake judge that answers any session validly from the request the judge sends.
 
-It never reads the prompt: the reference ids (and claims, when fixed) come from
-``JudgeRequest.material``. In-process, use it as a scripted judge::
+It reads the references a request shows back out of the request itself, through the prompt
+templates that rendered it (``testing.shown``), never from their wording. In-process, use it
+as a scripted judge::
 
-    ScriptedClient(fake_judge_reply)
+    ScriptedClient(fake_judge_reply)          # the shipped prompts
+    ScriptedClient(FakeJudge(prompts_dir))    # the judge's --prompts folder
 
-Over HTTP (``research-judge serve-fake``), the OpenAI client sends the same material in the
-``X-Research-Judge-Material`` header when asked to (``grade --send-material``), and
-``FakeJudge`` answers from that header. A header rather than the body: the body is what real
-servers see and what recordings and the cache hash, and neither may change for a test judge.
+Over HTTP (``research-judge serve-fake``), ``FakeJudge`` reads the same from the request body:
+a plain ``grade --base-url`` run needs nothing else.
 
-Its answers are deterministic but arbitrary (a hash of the session id and the reference id), so
-runs are reproducible and show a mix of passes and fails: plumbing, not judgement. Its evidence
-quotes nothing from the session, so evidence verification reports them unverified, as it should.
+Its answers are deterministic but arbitrary (a hash of the session's question and answer and the
+reference id), so runs are reproducible and show a mix of passes and fails: plumbing, not
+judgement. It lists no claims of its own, and its evidence quotes nothing from the session, so
+evidence verification reports them unverified, as it should.
 """
 
 from __future__ import annotations
@@ -20,19 +21,24 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
 from typing import Any
 
-from research_judge.clients.base import CallKind, JudgeRequest, Material
-from research_judge.clients.material import header_material, request_material
+from research_judge.clients.base import JudgeRequest
+from research_judge.judge.prompts import PromptSet
 from research_judge.judge.verdicts import SCORE_NAMES
+from research_judge.testing.shown import RequestShown, ShownSession
 
 
-def fake_reply(call: CallKind, session_id: str, material: Material) -> dict[str, Any]:
-    """A valid wire reply (contract section 2) for one call."""
-    if call == "scoring":
+def fake_reply(shown: ShownSession) -> dict[str, Any]:
+    """A valid wire reply (contract section 2) for one call showing ``shown``."""
+    session_id = f"{shown.question}\0{shown.answer}"  # what identifies the session's material
+    if shown.call == "scoring":
         return {"scores": [_score(session_id, criterion) for criterion in SCORE_NAMES]}
     verdicts: list[dict[str, Any]] = []
-    for ref_id in material.reference_ids:
+    sources = [ref.id for ref in shown.references]
+    for ref_id in sources:
         roll = _roll(session_id, ref_id)
         relevant = roll % 4 != 0  # three references in four are relevant
         used = relevant and roll % 3 != 0
@@ -47,8 +53,7 @@ def fake_reply(call: CallKind, session_id: str, material: Material) -> dict[str,
                     "source": None,
                 }
             )
-    sources = material.reference_ids
-    for n, (claim_id, claim) in enumerate(material.claims or ()):
+    for n, (claim_id, claim) in enumerate(shown.claims or ()):
         grounded = bool(sources) and _roll(session_id, claim) % 5 != 0
         verdicts.append(
             {
@@ -63,16 +68,33 @@ def fake_reply(call: CallKind, session_id: str, material: Material) -> dict[str,
     return {"verdicts": verdicts}
 
 
-def fake_judge_reply(request: JudgeRequest) -> dict[str, Any]:
-    """A ``ScriptedClient`` responder answering from ``request.material``."""
-    return fake_reply(request.call, request.session_id, request_material(request))
+def _no_claims(answer: str) -> tuple[tuple[str, str], ...]:
+    return ()  # the fake's first call lists none, so a follow-up call is shown none
 
 
 class FakeJudge:
-    """The fake server's responder for ``serve-fake``: answers from the material header."""
+    """The fake judge for requests rendered from one prompts folder (the shipped one by default):
+    a ``ScriptedClient`` responder (called with the request) and the fake server's responder
+    for ``serve-fake`` (``respond`` with the body)."""
+
+    def __init__(self, prompts: PromptSet | str | Path | None = None) -> None:
+        self.shown = RequestShown(prompts)
+
+    def __call__(self, request: JudgeRequest) -> dict[str, Any]:
+        return fake_reply(self.shown.read(request, _no_claims))
 
     def respond(self, body: Mapping[str, Any], headers: Mapping[str, str]) -> str:
-        return json.dumps(fake_reply(*header_material(headers, "this fake judge")))
+        return json.dumps(fake_reply(self.shown.read_body(body, _no_claims)))
+
+
+@cache
+def _shipped() -> FakeJudge:
+    return FakeJudge()
+
+
+def fake_judge_reply(request: JudgeRequest) -> dict[str, Any]:
+    """A ``ScriptedClient`` responder for requests rendered from the shipped prompts."""
+    return _shipped()(request)
 
 
 def _score(session_id: str, criterion: str) -> dict[str, Any]:

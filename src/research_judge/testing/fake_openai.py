@@ -43,10 +43,14 @@ _REASONS = {
     404: "Not Found",
     429: "Too Many Requests",
     431: "Request Header Fields Too Large",
+    413: "Content Too Large",
 }
 
 HEAD_LIMIT = 16 * 2**20
-"""The most a request's line and headers may hold, in bytes (the material header included)."""
+"""The most a request's line and headers may hold, in bytes."""
+BODY_LIMIT = 64 * 2**20
+"""The largest request body read, in bytes; a longer declared ``Content-Length`` gets 413 before
+any of it is buffered (a prompt of a million tokens is a few MB)."""
 
 
 @dataclass(frozen=True)
@@ -126,8 +130,10 @@ class FakeOpenAIServer(ServerThread):
         port: int = 0,
         context_window: int | None = None,
         chars_per_token: float = 4.0,
+        max_body: int = BODY_LIMIT,
     ) -> None:
         super().__init__("the fake OpenAI server", "fake-openai")
+        self.max_body = max_body
         self.responder: Responder = responder or (lambda body: "{}")
         self.context_window = context_window
         self.chars_per_token = chars_per_token
@@ -218,6 +224,12 @@ class FakeOpenAIServer(ServerThread):
             await _write(writer, *_error(400, "malformed request line or body framing"), close=True)
             return False
         method, target, version = parts
+        if int(length) > self.max_body:
+            # Refused from the header alone: buffering whatever size a client declares would let
+            # one request take the machine's memory.
+            message = f"request body of {int(length):,} bytes is over {self.max_body:,} bytes"
+            await _write(writer, *_error(413, message), close=True)
+            return False
         body = await reader.readexactly(int(length))
         keep_alive = version == "HTTP/1.1" and headers.get("connection", "").lower() != "close"
         path = target.split("?", 1)[0].rstrip("/")

@@ -5,11 +5,11 @@ sessions are generated in code (never stored), and ``TruthfulJudge`` answers eac
 from what that call shows, so it gets every verdict right whatever packs, parts or order the
 planner chose. Ratios graded through it must equal ``LongSession.truth``.
 
-It never reads the prompt: it knows the sessions it was built with, and a request's material
-(``clients.base.Material``: the reference ids, the part of each cut reference, the fixed claim
-list) says which of their text the call shows. So it keeps working with reworded prompt
-templates (``--prompts``). In-process it is a ``ScriptedClient`` responder; behind the fake
-server it answers from the material header (``grade --send-material``).
+It knows the sessions it was built with, and reads what each call shows of one (the references
+or parts of them, the fixed claim list) back out of the request through the prompt templates
+that rendered it (``testing.shown``), never from their wording: so it keeps working with
+reworded templates (``--prompts``) once given the same folder. In-process it is a
+``ScriptedClient`` responder; behind the fake server it reads the request body.
 
 The construction: reference ``rK`` is relevant when its content carries ``RELEVANT_MARK``; it is
 used when the answer cites ``[rK]``; claim ``cN`` is the answer's N-th line, grounded when some
@@ -22,12 +22,14 @@ import json
 import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from research_judge.clients.base import CallKind, JudgeRequest, Material
-from research_judge.clients.material import header_material, request_material
+from research_judge.clients.base import JudgeRequest
+from research_judge.judge.prompts import PromptSet
 from research_judge.results.model import Ratios
 from research_judge.sessions.model import Session
+from research_judge.testing.shown import RequestShown, ShownSession
 
 RELEVANT_MARK = "This page bears directly on winter range."
 _WORDS = [
@@ -130,31 +132,46 @@ class UnknownSession(ValueError):
 
 
 class TruthfulJudge:
-    """The correct judge for the sessions it is built with, answering from each request's
-    material, never from its prompt.
+    """The correct judge for the sessions it is built with, answering from what each request
+    shows of one (read back through ``prompts``, the shipped templates by default).
 
     ``ScriptedClient(TruthfulJudge(sessions))`` in process; ``FakeOpenAIServer(TruthfulJudge(
-    sessions))`` over HTTP, with the client sending the material (``--send-material``).
+    sessions))`` over HTTP, reading the request body.
     """
 
-    def __init__(self, sessions: Iterable[LongSession | Session | Mapping[str, Any]]) -> None:
-        self.sessions: dict[str, Session] = {}
+    def __init__(
+        self,
+        sessions: Iterable[LongSession | Session | Mapping[str, Any]],
+        prompts: PromptSet | str | Path | None = None,
+    ) -> None:
+        self.sessions: dict[tuple[str, str], Session] = {}
         for item in sessions:
             raw = item.session if isinstance(item, LongSession) else item
             session = raw if isinstance(raw, Session) else Session.model_validate(raw)
-            self.sessions[session.id] = session
+            self.sessions[session.question, session.answer] = session
+        self.shown = RequestShown(prompts)
 
     def __call__(self, request: JudgeRequest) -> dict[str, Any]:
         """The ``ScriptedClient`` responder."""
-        return self.reply(request.call, request.session_id, request_material(request))
+        return self.reply(self.shows(request))
+
+    def shows(self, request: JudgeRequest) -> ShownSession:
+        """What ``request`` shows of its session (the claims of a follow-up call are the ones
+        this judge listed)."""
+        return self.shown.read(request, _claims)
+
+    @staticmethod
+    def shows_claims(answer: str) -> list[tuple[str, str]]:
+        """The claims this judge lists for an answer (what its follow-up calls are shown)."""
+        return _claims(answer)
 
     def respond(self, body: Mapping[str, Any], headers: Mapping[str, str]) -> str:
-        """The fake server's responder: the material comes in the header."""
-        return json.dumps(self.reply(*header_material(headers, "the truthful judge")))
+        """The fake server's responder: reads the request body."""
+        return json.dumps(self.reply(self.shown.read_body(body, _claims)))
 
-    def reply(self, call: CallKind, session_id: str, material: Material) -> dict[str, Any]:
-        """The correct wire reply to one call of session ``session_id`` showing ``material``."""
-        if call == "scoring":
+    def reply(self, shown: ShownSession) -> dict[str, Any]:
+        """The correct wire reply to one call showing ``shown``."""
+        if shown.call == "scoring":
             return {
                 "scores": [
                     {
@@ -166,19 +183,19 @@ class TruthfulJudge:
                     for c in ("effectiveness", "fluff", "structure")
                 ]
             }
-        session = self.sessions.get(session_id)
+        session = self.sessions.get((shown.question, shown.answer))
         if session is None:
-            raise UnknownSession(f"the truthful judge was not built with session {session_id!r}")
-        whole = {ref.id: ref.content for ref in session.trajectory}
-        unknown = [rid for rid in material.reference_ids if rid not in whole]
+            raise UnknownSession(
+                f"the truthful judge was not built with a session asking {shown.question[:60]!r}"
+            )
+        whole = {ref.id for ref in session.trajectory}
+        unknown = [ref.id for ref in shown.references if ref.id not in whole]
         if unknown:
-            raise UnknownSession(f"session {session_id!r} has no reference {unknown[0]!r}")
-        contents = {rid: material.shown(rid, whole[rid]) for rid in material.reference_ids}
+            raise UnknownSession(f"session {session.id!r} has no reference {unknown[0]!r}")
+        contents = {ref.id: ref.content for ref in shown.references}
         lines = session.answer.splitlines()
-        if material.claims is not None:
-            claims = list(material.claims)
-        else:  # the first call: the judge lists the claims, one per line of the answer
-            claims = [(f"c{i}", line) for i, line in enumerate(lines, start=1) if line]
+        # The first call lists the claims, one per line of the answer; a follow-up is shown them.
+        claims = list(shown.claims) if shown.claims is not None else _claims(session.answer)
         verdicts: list[dict[str, Any]] = []
         for rid, content in contents.items():
             relevant = RELEVANT_MARK in content
@@ -195,6 +212,11 @@ class TruthfulJudge:
             verdict.update(claim=text, source=source)
             verdicts.append(verdict)
         return {"verdicts": verdicts}
+
+
+def _claims(answer: str) -> list[tuple[str, str]]:
+    """The claims the truthful judge lists: one per line of the answer."""
+    return [(f"c{i}", line) for i, line in enumerate(answer.splitlines(), start=1) if line]
 
 
 def _opening(shown: str) -> str:

@@ -3,8 +3,8 @@
     python -m research_judge.testing.serve --responder my_module:respond --latency 0.1
 
 The responder is a function of the request body, or an object whose ``respond(body, headers)``
-also reads the headers (``HeaderResponder``: the material header ``grade --send-material`` adds);
-a class named there is instantiated with no arguments, e.g.
+also reads the headers (``HeaderResponder``); a class named there is instantiated with no
+arguments, e.g.
 ``--responder research_judge.testing.fake_judge:FakeJudge``.
 
 A separate process keeps the server's CPU out of the client's measurements. The protocol with
@@ -68,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
         "--responder",
         metavar="MODULE:FUNCTION",
         help="function(body: dict) -> reply text, or an object or class with "
-        "respond(body, headers) (reads the material header); default answers '{}'",
+        "respond(body, headers) (also reads the headers); default answers '{}'",
     )
     p.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
     p.add_argument(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .._format import num, pct
+from .._text import inline
 from ..stats.intervals import Interval
 from .agreement import PassFailStats
 from .dataset import ExcludedGroup, Exclusions
@@ -197,7 +198,7 @@ def _guidance(g: Guidance) -> list[str]:
 
 def _excluded(e: Exclusions) -> list[str]:
     def group(name: str, g: ExcludedGroup) -> str:
-        shown = ", ".join(g.ids[:10]) + (", ..." if g.count > 10 else "")
+        shown = ", ".join(inline(i) for i in g.ids[:10]) + (", ..." if g.count > 10 else "")
         return f"  {name}: {g.count}" + (f" ({shown})" if g.count else "") + f" - {g.reason}"
 
     return [

@@ -84,10 +84,13 @@ def convert_files(
     options: ConvertOptions | None = None,
     *,
     on_error: Callable[[InputFileError], None] | None = None,
+    force: bool = False,
 ) -> ConvertStats:
     """Convert every record of ``inputs`` (in order) into ``out``; bad records are collected in
     ``stats.errors`` (and passed to ``on_error`` as they are found, at most
     ``ERRORS_SHOWN_PER_FILE`` per file, then one line counting the rest), never written.
+
+    An existing ``out`` is replaced only when it is a sessions file (or ``force``).
 
     ``fmt`` ``auto`` reads each file in the format it looks like; with a named format, a file
     that plainly is something else is one error saying what it looks like."""
@@ -95,7 +98,7 @@ def convert_files(
         raise ConfigError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)} or auto")
     options = options or ConvertOptions()
     paths, out_path = [Path(p) for p in inputs], Path(out)
-    check_output(out_path, paths)
+    check_output(out_path, paths, force=force)
     for path in paths:
         if not path.is_file():
             raise InputFileError(path, "no such file")

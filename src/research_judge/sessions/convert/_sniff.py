@@ -22,6 +22,9 @@ _ANTHROPIC_BLOCKS = frozenset(
     {"tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use", "document",
      "search_result", "mcp_tool_use", "image"}
 )  # fmt: skip
+_RESPONSES_ITEMS = frozenset(
+    {"message", "function_call", "function_call_output", "web_search_call", "reasoning"}
+)
 _STREAM_TYPES = frozenset({"system", "assistant", "user", "result"})
 _OPENAI_ROLES = frozenset({"tool", "function", "developer"})
 
@@ -123,6 +126,10 @@ def _shape(values: list[Any]) -> Sniffed:
     if arrays and all(v and all(looks_like_span(s) for s in v) for v in arrays) and not objects:
         return Sniffed("a JSON array of spans (an OpenTelemetry JS exporter)", ("otel",))
     if not objects:
+        items = [i for a in arrays for i in a if isinstance(i, Mapping)]
+        if items and any(i.get("type") in _RESPONSES_ITEMS or "role" in i for i in items):
+            hint = 'write each list as {"id": ..., "items": [...]} for \'openai-responses\''
+            return Sniffed("bare lists of Responses API items, without a record id", (), hint)
         return Sniffed("JSON that is not objects (one record per line)", ())
     if any("resourceSpans" in o for o in objects):
         keys = _attribute_keys(objects)

@@ -17,14 +17,14 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-from ..._files import atomic_file
+from ..._files import atomic_file, check_replaceable
 from ...errors import ConfigError, OutputError
 from ...safety import check_output_target
 
 STDOUT = "-"
 
 
-def check_output(out: Path, inputs: list[Path]) -> None:
+def check_output(out: Path, inputs: list[Path], *, force: bool = False) -> None:
     if str(out) == STDOUT:
         return
     for path in inputs:
@@ -33,6 +33,12 @@ def check_output(out: Path, inputs: list[Path]) -> None:
         ):
             raise ConfigError(f"--out {out} is one of the inputs; it would be overwritten")
     check_output_target("--out", out)  # a folder, device or FIFO is refused
+    check_replaceable("--out", out, _sessions_file, force=force)
+
+
+def _sessions_file(head: bytes) -> bool:
+    """Sessions JSONL, as this writer makes it: a JSON object whose first key is the id."""
+    return head.lstrip().startswith(b'{"id":')
 
 
 class SessionsWriter:

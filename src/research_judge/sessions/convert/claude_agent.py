@@ -241,6 +241,12 @@ def _convert(stream: _Stream, options: ConvertOptions) -> SessionDict:
         walk.line(line.number, line.data)
     walk._close_answer()
     walk.calls.check_all_answered()
+    if not walk.log.turns:
+        raise RecordError(
+            "no user message with text (the question): `claude -p` does not echo the prompt; "
+            "record with --input-format stream-json --replay-user-messages, or add the prompt "
+            "as a user line"
+        )
     meta = {"session_id": stream.session_id, **walk.meta}
     sub_agents = list(dict.fromkeys(walk.spawned.values()))
     if sub_agents:

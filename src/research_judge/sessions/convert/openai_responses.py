@@ -38,6 +38,7 @@ from ._common import (
     RecordError,
     SessionDict,
     ToolCalls,
+    as_text,
     call_title,
     parse_arguments,
     reference,
@@ -199,15 +200,23 @@ class _Reader:
         args = parse_arguments(item.arguments)
         if item.output is None and item.error is None:
             raise RecordError(f"mcp_call {item.id!r} ({item.name}) has no output")
-        text = item.output if item.output is not None else f"MCP tool error: {item.error}"
-        self._ref(
-            item.id, text, item.name, args, server=item.server_label,
-            is_error=True if item.output is None else None,
-        )  # fmt: skip
+        failed = item.output is None
+        text = _mcp_error(item.error) if failed else item.output
+        self._ref(item.id, text, item.name, args, server=item.server_label, is_error=failed or None)
 
     def _code(self, item: Any) -> None:
         logs = [o.logs for o in item.outputs or [] if getattr(o, "type", None) == "logs"]
         self._ref(item.id, "\n".join(logs), "code_interpreter", {"code": item.code})
+
+
+def _mcp_error(error: Any) -> str:
+    """An MCP call's error (protocol, tool execution or HTTP error; a string in older SDKs)."""
+    if isinstance(error, str):
+        return f"MCP tool error: {error}"
+    detail = getattr(error, "message", None)
+    if detail is None:
+        detail = as_text(getattr(error, "content", None))
+    return f"MCP tool error ({getattr(error, 'type', 'error')}): {detail}"
 
 
 def _handoff_to(tool: str | None, output: str) -> str | None:

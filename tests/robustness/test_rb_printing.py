@@ -1,0 +1,211 @@
+"""Nothing a log says can run as a CI workflow command, whichever verb prints it and wherever.
+
+The GitHub Actions runner reads every output line: one that starts with ``::`` (after blanks) is
+a workflow command, and so is any line holding the older ``##[command]`` form. Session ids, tool
+names and questions come from the logs; these tests put command payloads in them and read every
+verb's stdout and stderr the way the runner does. Only the tool's own annotations may be
+commands.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from research_judge._text import inline, inline_lines
+from research_judge.cli import main
+from research_judge.report import build_report, render_markdown
+from research_judge.report.render import render_html
+from results_support import make_result, write_results
+
+# As the runner registers them (ActionCommandManager, plus stop-commands).
+REGISTERED = {"set-env", "set-output", "save-state", "add-mask", "add-path", "add-matcher",
+              "remove-matcher", "debug", "warning", "error", "notice", "group", "endgroup",
+              "echo", "stop-commands"}  # fmt: skip
+PAYLOADS = [
+    "x\n::warning::injected by a session id",
+    "::add-mask::hide-this",
+    "::stop-commands::TOKEN42",
+    "a\r::error title=fake::carriage return",
+    "b\u2028::notice::line separator",
+    "plain ##[stop-commands]TOKEN43 anywhere",
+    "  ::group::leading blanks",
+    "esc \x1b[31mred\x1b[0m bell \x07",
+]
+
+
+def commands(text: str) -> list[tuple[str, str]]:
+    """(command, the whole line) for every line the runner would run (both forms)."""
+    found = []
+    for line in re.split(r"\r\n|\r|\n", text):
+        stripped = line.lstrip()
+        if stripped.startswith("::"):
+            end = stripped.find("::", 2)
+            name = stripped[2:end].split(" ")[0] if end > 0 else ""
+            if name in REGISTERED:
+                found.append((name, line))
+                continue
+        for match in re.finditer(r"##\[([^\] ]*)", line):
+            if match.group(1) in REGISTERED:
+                found.append((match.group(1), line))
+    return found
+
+
+def same_commands(hostile: str, benign: str) -> None:
+    """The hostile run's output holds the commands the same run over plain ids holds: its own
+    annotations, one per line, and nothing the logs added."""
+    assert [n for n, _ in commands(hostile)] == [n for n, _ in commands(benign)], hostile
+
+
+def no_control_characters(text: str) -> None:
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]", text), text
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_the_rule_itself(payload: str) -> None:
+    shown = inline(payload)
+    assert commands(shown) == [] and commands("\n" + shown) == []
+    no_control_characters(shown)
+    assert "\n" not in shown and "\t" not in shown
+    assert commands(inline_lines(payload)) == []
+
+
+def run_compare(
+    tmp_path: Path, ids: list[str], capsys: pytest.CaptureFixture[str]
+) -> tuple[str, str, str]:
+    base = write_results(tmp_path / "b.jsonl", [make_result(i, "pass") for i in [*ids, "s-ok"]])
+    cur = write_results(
+        tmp_path / "c.jsonl", [*(make_result(i, "fail") for i in ids), make_result("s-ok")]
+    )
+    junit = tmp_path / "c.xml"
+    code = main(["compare", str(base), str(cur), "--annotations", "--junit", str(junit)])
+    captured = capsys.readouterr()
+    assert code == 1
+    return captured.out, captured.err, junit.read_text(encoding="utf-8")
+
+
+def test_compare_text_gate_annotations_and_junit_are_inert(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    hostile = run_compare(tmp_path / "a", PAYLOADS, capsys)
+    benign = run_compare(tmp_path / "b", [f"s{i}" for i in range(len(PAYLOADS))], capsys)
+    assert "Regressions (pass -> fail)" in hostile[0]
+    assert any(name == "error" for name, _ in commands(hostile[0]))  # the gate still fails
+    for mine, plain in zip(hostile, benign, strict=True):
+        same_commands(mine, plain)
+    no_control_characters(hostile[0] + hostile[1])
+
+
+def test_convert_errors_name_the_tool_inertly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    records = [
+        {"id": f"r{i}", "messages": [
+            {"role": "user", "content": "q"},
+            {"role": "assistant", "content": None,
+             "function_call": {"name": payload, "arguments": "{}"}},
+        ]}
+        for i, payload in enumerate(PAYLOADS)
+    ]  # fmt: skip
+    src = tmp_path / "chat.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    code = main(["convert", "openai-chat", str(src), "--out", str(tmp_path / "s.jsonl")])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert captured.err.count("has no result") == len(PAYLOADS)  # every bad record is named
+    assert commands(captured.err) == [] and commands(captured.out) == []
+    no_control_characters(captured.err)
+
+
+def run_grade(tmp_path: Path, ids: list[str], base_url: str,
+              capsys: pytest.CaptureFixture[str]) -> tuple[str, str, str, str]:  # fmt: skip
+    from support import session, write_sessions
+
+    sessions = []
+    for i, sid in enumerate(ids):
+        s = session(sid)
+        # An offloaded reference with no store: an error naming the reference, for every one.
+        s["trajectory"][0] = {"id": sid, "title": sid, "content_ref": f"k/{i}"}
+        sessions.append(s)
+    bad = json.dumps({"id": ids[0], "question": 7})
+    src = write_sessions(tmp_path / "s.jsonl", sessions, extra_lines=[bad])
+    junit, summary = tmp_path / "g.xml", tmp_path / "summary.md"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GITHUB_STEP_SUMMARY", str(summary))
+        code = main(["grade", str(src), "--out", str(tmp_path / "o.jsonl"), "--provider", "openai",
+                     "--model", "gpt-4o-mini", "--base-url", base_url, "--send-material",
+                     "--no-cache", "--annotations", "--junit", str(junit)])  # fmt: skip
+    captured = capsys.readouterr()
+    assert code == 2
+    files = junit.read_text(encoding="utf-8"), summary.read_text(encoding="utf-8")
+    return captured.out, captured.err, *files
+
+
+def test_grade_prints_hostile_ids_inertly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from research_judge.testing.fake_openai import FakeOpenAIServer
+
+    from support import body_responder
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    with FakeOpenAIServer(body_responder) as srv:
+        hostile = run_grade(tmp_path / "a", PAYLOADS, srv.base_url, capsys)
+        benign = run_grade(tmp_path / "b", [f"s{i}" for i in range(len(PAYLOADS))],
+                           srv.base_url, capsys)  # fmt: skip
+    assert "content_ref" in hostile[0]  # the errors are reported, inertly
+    for mine, plain in zip(hostile, benign, strict=True):
+        same_commands(mine, plain)
+    no_control_characters(hostile[0] + hostile[1])
+
+
+def test_report_markdown_on_stdout_and_html_are_inert(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = [make_result(p, "fail", question=p) for p in PAYLOADS]
+    baseline = [make_result(p, "pass") for p in PAYLOADS]
+    data = build_report(run, baseline=baseline)
+    assert commands(render_markdown(data)) == []
+    no_control_characters(render_markdown(data))
+    assert commands(render_html(data)) == []
+    results = write_results(tmp_path / "r.jsonl", run)
+    assert main(["report", str(results), "--md", "-"]) == 0
+    captured = capsys.readouterr()
+    assert commands(captured.out) == [] and commands(captured.err) == []
+
+
+def run_validate(
+    tmp_path: Path, ids: list[str], capsys: pytest.CaptureFixture[str]
+) -> tuple[str, str]:
+    everyone = [*ids, *(f"x{i}" for i in range(6))]
+    verdicts = [make_result(i, "pass" if n % 2 else "fail") for n, i in enumerate(everyone)]
+    results = write_results(tmp_path / "r.jsonl", verdicts)
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(
+        "".join(json.dumps({"session_id": i, "label": "pass" if n % 3 else "fail"}) + "\n"
+                for n, i in enumerate([*everyone, ids[0] + "-only-labelled"])),
+        encoding="utf-8",
+    )  # fmt: skip
+    main(["validate", str(results), "--labels", str(labels), "--bootstrap", "0",
+          "--annotations", "--min-kappa", "0.99"])  # fmt: skip
+    captured = capsys.readouterr()
+    return captured.out, captured.err
+
+
+def test_validate_prints_hostile_ids_inertly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    hostile = run_validate(tmp_path / "a", PAYLOADS, capsys)
+    benign = run_validate(tmp_path / "b", [f"s{i}" for i in range(len(PAYLOADS))], capsys)
+    for mine, plain in zip(hostile, benign, strict=True):
+        same_commands(mine, plain)
+    no_control_characters(hostile[0] + hostile[1])
