@@ -127,3 +127,30 @@ def test_grade_without_pyarrow_stops_before_any_call(
     assert main([*argv, "--parquet", str(tmp_path / "r.parquet")]) == ExitCode.FAILED
     assert "pyarrow" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_only_a_parquet_file_is_replaced_unless_forced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = write_results(tmp_path / "results.jsonl", 4)
+    mine = tmp_path / "notes.parquet"
+    mine.write_text("my notes, not a table\n", encoding="utf-8")
+    argv = ["export", str(src), "--parquet", str(mine)]
+    assert main(argv) == ExitCode.FAILED
+    assert "not an output research-judge writes" in capsys.readouterr().err
+    assert mine.read_text(encoding="utf-8") == "my notes, not a table\n"
+    assert main([*argv, "--force"]) == ExitCode.OK
+    assert pq.read_table(mine).num_rows == 4
+    assert main(argv) == ExitCode.OK  # a Parquet file there now: replaced without --force
+
+
+def test_grade_refuses_a_parquet_target_that_is_not_parquet_before_any_call(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mine = tmp_path / "r.parquet"
+    mine.write_text("keep me\n", encoding="utf-8")
+    out = tmp_path / "results.jsonl"
+    argv = ["grade", str(FIXTURES / "sessions.jsonl"), "--out", str(out), *REPLAY]
+    assert main([*argv, "--parquet", str(mine)]) == ExitCode.FAILED
+    assert "--force" in capsys.readouterr().err
+    assert not out.exists() and mine.read_text(encoding="utf-8") == "keep me\n"

@@ -115,3 +115,18 @@ def test_a_missing_shard_or_a_foreign_line_is_refused(
     assert merge(tmp_path, p1, p2, p3) == ExitCode.FAILED
     assert "not where" in capsys.readouterr().err
     assert not (tmp_path / "merged.jsonl").exists()
+
+
+def test_merge_replaces_only_a_results_file_unless_forced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    parts = _shards(tmp_path, 2)
+    out = tmp_path / "merged.jsonl"
+    out.write_text("session_id,label\ns-0001,pass\n", encoding="utf-8")  # someone's labels
+    argv = ["merge", *map(str, parts), "--sessions", str(SESSIONS), "--out", str(out)]
+    assert main(argv) == ExitCode.FAILED
+    assert "not an output research-judge writes" in capsys.readouterr().err
+    assert out.read_text(encoding="utf-8").startswith("session_id,label")
+    assert main([*argv, "--force"]) == ExitCode.OK
+    assert main(argv) == ExitCode.OK  # a results file now: replaced
+    assert len(read_results(out)) == 20

@@ -106,9 +106,10 @@ def check_args(args: argparse.Namespace, settings: ClientSettings) -> None:
     )
     check_output_target("--out", args.out)
     if args.parquet is not None:
-        from ..results.parquet import _pyarrow
+        from ..results.parquet import _pyarrow, check_parquet_targets
 
         _pyarrow()  # missing pyarrow is said before any call is paid for
+        check_parquet_targets(args.parquet, force=args.force)
     if args.record and str(args.record).endswith(".jsonl"):
         check_output_target("--record", args.record)
 

@@ -89,6 +89,23 @@ class Exported:
     verdicts_path: Path
 
 
+PARQUET_MAGIC = b"PAR1"
+
+
+def is_parquet(head: bytes) -> bool:
+    """Whether a file's first bytes are a Parquet file's (what an existing --parquet may be)."""
+    return head.startswith(PARQUET_MAGIC)
+
+
+def check_parquet_targets(out: str | Path, *, force: bool = False) -> None:
+    """Both tables may replace only Parquet files (or anything, with ``force``), before any
+    work is done: a file of the user's that happens to sit there is never lost."""
+    from .._files import check_replaceable
+
+    check_replaceable("--parquet", out, is_parquet, force=force)
+    check_replaceable("--parquet (verdicts)", verdicts_path(out), is_parquet, force=force)
+
+
 def verdicts_path(out: str | Path) -> Path:
     """Where the verdicts table goes: beside ``out``, ``NAME.verdicts.parquet``."""
     p = Path(out)
