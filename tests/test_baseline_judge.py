@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import research_judge as rj
-from research_judge.baseline import BaselineClient
+from research_judge.baseline import DEFAULT, MODEL, BaselineClient
 from research_judge.baseline.rules import Counter, claims_of, scores
 from research_judge.cli import main
 from research_judge.clients.base import JudgeRequest, JudgeResponse
@@ -276,3 +276,42 @@ def test_it_cannot_sit_on_a_jury(tmp_path: Path, capsys: pytest.CaptureFixture[s
     args = ["grade", str(sessions), "--out", str(tmp_path / "r.jsonl"), "--provider", "baseline"]
     assert main([*args, "--jury", "openai:gpt-4.1-mini"]) == 2
     assert "cannot sit on a --jury" in capsys.readouterr().err
+
+
+def test_its_model_name_is_the_version_of_its_rules() -> None:
+    # Results of two rule versions must not compare as one judge: change a rule or threshold,
+    # and this fails until MODEL (clients.settings.BASELINE_MODEL) is bumped with it.
+    assert MODEL == "lexical-1"
+    assert asdict(DEFAULT) == {
+        "grounded": 0.2,
+        "relevant": 0.5,
+        "min_claim_words": 3,
+        "effective": 0.5,
+        "ineffective": 0.2,
+        "fluff_low": 0.15,
+        "fluff_high": 0.4,
+        "readable_sentence": 30,
+        "long_sentence": 45,
+    }
+
+
+def test_its_results_go_through_validate_compare_and_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fixtures = FIXTURES.parent
+    out, before = tmp_path / "r.jsonl", tmp_path / "before.jsonl"
+    previous = fixtures / "baseline" / "sessions.jsonl"
+    for sessions, results in ((FIXTURES, out), (previous, before)):
+        args = ["grade", str(sessions), "--out", str(results), "--provider", "baseline"]
+        assert main([*args, "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["validate", str(out), "--labels", str(fixtures / "labels.csv"), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["n"] == 20 and report["cohen_kappa"] is not None
+    assert main(["compare", str(before), str(out)]) in (0, 1)  # 1: a metric dropped
+    html = tmp_path / "report.html"
+    assert (
+        main(["report", str(out), "--labels", str(fixtures / "labels.csv"), "--html", str(html)])
+        == 0
+    )
+    assert "lexical-1" in html.read_text(encoding="utf-8")

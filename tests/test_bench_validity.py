@@ -235,10 +235,7 @@ def test_a_run_against_serve_fake_and_its_replay_agree(
     data = write_data(tmp_path / "data")
     judge = ["--provider", "openai", "--model", "gpt-4.1-mini"]
     with FakeOpenAIServer(FakeJudge()) as server:
-        live = [
-            "--base-url",
-            server.base_url,
-        ]
+        live = ["--base-url", server.base_url]
         assert run.main(["--data", str(data), "--out", str(tmp_path / "a"), *judge, *live]) == 0
         assert server.stats.failed == 0
         first = table_of(capsys.readouterr().out)

@@ -169,6 +169,7 @@ def test_every_long_flag_of_every_verb_is_a_config_key() -> None:
         "demo",
         "export",
         "grade",
+        "label",
         "merge",
         "report",
         "serve-fake",

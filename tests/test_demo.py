@@ -39,6 +39,13 @@ def test_the_demo_runs_offline_and_writes_the_report(tmp_path: Path) -> None:
     assert "corrected for the judge's errors (Rogan-Gladen): 60.0%" in out
     assert "wrote 4 sessions to label to demo-out/label-next.csv" in done.stderr
     assert out.count("\ns-00") >= 4  # the suggested rows, printed
+    # Labelling a few sessions from a key script, undo included, then the human ceiling.
+    assert "labelled s-0003 fail (3 / 4 labelled)\nundid s-0003\nlabelled s-0003 pass" in out
+    labelled = (tmp_path / "demo-out" / "labels-you.csv").read_text(encoding="utf-8")
+    assert labelled.count(",you,") == 4 and "s-0003,pass,you," in labelled
+    assert "Human ceiling: the judge agrees with your annotators at kappa 0.49" in out
+    assert "they agree with each other at 0.69" in out and "n = 20 labelled twice" in out
+    assert "3 tied session(s) left out" in out
     assert "Judge shift (rejudged - baseline) or agent change (current - rejudged)" in out
     assert "Gates: FAILED" in out and "below the bar 0.7 (--min-fail-agreement)" in out
     assert "Regressions (pass -> fail) (1):\n  s-0016" in out

@@ -386,3 +386,24 @@ def test_bad_sessions_file_mixes_good_lines_with_each_kind_of_bad_one() -> None:
     assert {n: why for n, why in found.items() if why != "ok"} == EXPECTED_BAD_LINES
     good = [json.loads(lines[n - 1])["id"] for n, why in found.items() if why == "ok"]
     assert good == GOOD_IDS_IN_BAD_FILE
+
+
+def test_the_second_annotator_disagrees_with_the_team_on_three_judgement_calls() -> None:
+    from sklearn.metrics import cohen_kappa_score
+
+    from research_judge.validate import read_labels
+
+    team = read_labels(FIXTURES / "labels.csv")
+    second = read_labels(FIXTURES / "labels-reviewer-2.csv")
+    assert set(second.annotations) == set(team.items)
+    ids = sorted(team.items)
+    theirs = [second.annotations[i]["reviewer-2"].label for i in ids]
+    ours = [team.items[i].label for i in ids]
+    assert [i for i, a, b in zip(ids, ours, theirs, strict=True) if a != b] == [
+        "s-0006",
+        "s-0013",
+        "s-0019",
+    ]
+    both = read_labels([FIXTURES / "labels.csv", FIXTURES / "labels-reviewer-2.csv"])
+    assert both.ties == ("s-0006", "s-0013", "s-0019")
+    assert round(cohen_kappa_score(ours, theirs), 2) == 0.69  # the demo's human ceiling

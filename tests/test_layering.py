@@ -41,7 +41,7 @@ LAYERS: list[set[str]] = [
     {"results"},  # pipeline 3: results files
     {"engine"},  # pipeline 4: many sessions
     {"validate", "compare"},  # pipeline 5: readers of results
-    {"report"},  # reads validate and compare too
+    {"report", "label"},  # read validate and compare too; label: the labelling page
     {"harness", "ci"},  # the task harness; CI outputs of every reader
     {"api", "testing"},  # the Python API; fake judges and servers
     {"pytest"},  # the pytest plugin, over the API

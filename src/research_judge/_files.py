@@ -169,6 +169,6 @@ def check_replaceable(
         os.close(fd)
     if not ours(head):
         raise ConfigError(
-            f"{what} {path}: exists and is not an output research-judge writes; not replacing it "
-            "(choose another path, or pass --force to replace it)"
+            f"{what} {path}: already exists and is not an earlier output of this command; not "
+            "replacing it (choose another path, or pass --force to replace it)"
         )

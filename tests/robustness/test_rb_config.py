@@ -34,7 +34,7 @@ def attacker() -> Iterator[FakeOpenAIServer]:
 
 def grade(*extra: str) -> int:
     return main(["grade", "s.jsonl", "--out", "o.jsonl", "--provider", "openai",
-                 "--model", "gpt-4o-mini", "--send-material", "--no-cache", "--quiet",
+                 "--model", "gpt-4o-mini", "--no-cache", "--quiet",
                  *extra])  # fmt: skip
 
 

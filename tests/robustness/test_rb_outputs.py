@@ -28,8 +28,9 @@ def labels(tmp_path: Path) -> Path:
 
 
 def refused(err: str, flag: str, path: Path) -> bool:
-    return f"{flag} {path}: exists and is not an output research-judge writes" in err and (
-        "--force" in err
+    return (
+        f"{flag} {path}: already exists and is not an earlier output of this command" in err
+        and ("--force" in err)
     )
 
 
@@ -76,7 +77,7 @@ def test_the_python_api_keeps_the_same_rule(tmp_path: Path, labels: Path) -> Non
     from research_judge.errors import ConfigError
 
     results = [make_result("s-1")]
-    with pytest.raises(ConfigError, match="not an output research-judge writes"):
+    with pytest.raises(ConfigError, match="not an earlier output of this command"):
         write_report(results, html=labels)
     assert labels.read_text(encoding="utf-8") == LABELS
     write_report(results, html=labels, force=True)
@@ -95,3 +96,22 @@ def test_junit_does_not_replace_a_file_it_did_not_write(
         assert main(["compare", str(run), str(run), "--junit", str(junit)]) == 0
     assert main(["compare", str(run), str(run), "--junit", str(labels), "--force"]) == 0
     assert "<testsuites" in labels.read_text(encoding="utf-8")
+
+
+def test_suggest_out_never_replaces_a_file_unless_forced(
+    tmp_path: Path, labels: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ids = [f"s-{i}" for i in range(1, 9)]
+    run = write_results(
+        tmp_path / "r.jsonl",
+        [make_result(i, "pass" if n % 2 else "fail") for n, i in enumerate(ids)],
+    )
+    argv = ["validate", str(run), "--labels", str(labels), "--bootstrap", "0", "--suggest", "2",
+            "--suggest-out"]  # fmt: skip
+    filled = tmp_path / "to-label.csv"
+    filled.write_text("session_id,label\ns-3,pass\n", encoding="utf-8")  # being filled in
+    assert main([*argv, str(filled)]) == 2
+    assert refused(capsys.readouterr().err, "--suggest-out", filled)
+    assert filled.read_text(encoding="utf-8") == "session_id,label\ns-3,pass\n"
+    assert main([*argv, str(filled), "--force"]) == 0
+    assert "s-3,pass" not in filled.read_text(encoding="utf-8")

@@ -138,7 +138,7 @@ def run_grade(tmp_path: Path, ids: list[str], base_url: str,
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("GITHUB_STEP_SUMMARY", str(summary))
         code = main(["grade", str(src), "--out", str(tmp_path / "o.jsonl"), "--provider", "openai",
-                     "--model", "gpt-4o-mini", "--base-url", base_url, "--send-material",
+                     "--model", "gpt-4o-mini", "--base-url", base_url,
                      "--no-cache", "--annotations", "--junit", str(junit)])  # fmt: skip
     captured = capsys.readouterr()
     assert code == 2

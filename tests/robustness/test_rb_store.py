@@ -164,7 +164,7 @@ def test_the_cap_is_a_grade_flag(tmp_path: Path, capsys: pytest.CaptureFixture[s
 def _grade_cmd(src: Path, out: Path, store: str, base_url: str) -> list[str]:
     return [sys.executable, "-m", "research_judge", "grade", str(src), "--out", str(out),
             "--provider", "openai", "--model", "gpt-4o-mini", "--base-url", base_url,
-            "--no-cache", "--quiet", "--send-material", "--store", store]  # fmt: skip
+            "--no-cache", "--quiet", "--store", store]  # fmt: skip
 
 
 def test_a_fifo_in_the_store_does_not_hang_grade(tmp_path: Path) -> None:

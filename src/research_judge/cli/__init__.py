@@ -28,6 +28,7 @@ from . import (
     demo,
     export,
     grade,
+    label,
     merge,
     report,
     serve_fake,
@@ -42,6 +43,7 @@ from .config import apply_config, config_notice, drop_config_lists, find_config
 VERBS = (
     grade,
     validate,
+    label,
     compare,
     report,
     stability,

@@ -3,7 +3,8 @@
 1. grade the bundled sessions with the recorded (hand-authored) judge replies, then a file with
    bad lines (each reported by file:line, the good sessions still graded);
 2. validate the judge against the bundled human labels;
-   then which sessions to label next (``validate --suggest``);
+   then which sessions to label next (``validate --suggest``), labelling a few with
+   ``label --script``, and the human ceiling from two annotators' labels;
 3. grade the previous agent version's answers to the same questions and compare, per criterion
    (and with ``--rejudged``);
 4. write the HTML and Markdown reports;
@@ -221,6 +222,7 @@ def _steps(out: Path, fix: Path, stream: TextIO) -> None:
         *("--suggest", "4", "--suggest-out", str(out / "label-next.csv")),
     )
     print((out / "label-next.csv").read_text(encoding="utf-8"), file=stream)
+    _labelling(out, fix, results, stream)
     _grade(
         stream,
         "grade the previous agent version (v11) on the same questions, same recorded judge",
@@ -252,6 +254,27 @@ def _steps(out: Path, fix: Path, stream: TextIO) -> None:
     )
     _agent_logs(out, fix, stream)
     _harness(out, fix, stream)
+
+
+def _labelling(out: Path, fix: Path, results: Path, stream: TextIO) -> None:
+    # Labelling happens on a local page (`research-judge label`, keys p/f/s/u); the demo cannot
+    # press keys, so it plays the same keys from a file with --script.
+    mine = out / "labels-you.csv"
+    _step(
+        stream,
+        "label: label sessions blind, one at a time (here the page's keys are played from a "
+        "file with --script; without it the command serves the page on 127.0.0.1)",
+        *("label", str(fix / "sessions.jsonl"), "--labels", str(mine), "--annotator", "you"),
+        *("--order", "input", "--sample", "4", "--script", str(fix / "label-script.txt")),
+    )
+    print(mine.read_text(encoding="utf-8"), file=stream)
+    _step(
+        stream,
+        "validate with two annotators: the judge against their majority label, beside how far "
+        "they agree with each other (the human ceiling)",
+        *("validate", str(results), "--labels", str(fix / "labels.csv")),
+        *("--labels", str(fix / "labels-reviewer-2.csv"), "--bootstrap", "2000"),
+    )
 
 
 def _fixture_module(out: Path, name: str) -> Any:

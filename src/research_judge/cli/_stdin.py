@@ -54,7 +54,8 @@ def stdin_inputs(args: argparse.Namespace, names: Mapping[str, str]) -> Iterator
     ``names`` maps each attribute of ``args`` that may be ``-`` to the name the user typed
     (``RESULTS``, ``--labels``), for the error when two of them are.
     """
-    dashed = [name for name in names if str(getattr(args, name, None)) == STDIN]
+    # An input given more than once (validate's --labels) is a list; any one of it may be `-`.
+    dashed = [name for name in names if STDIN in _given(getattr(args, name, None))]
     if not dashed:
         yield
         return
@@ -67,9 +68,21 @@ def stdin_inputs(args: argparse.Namespace, names: Mapping[str, str]) -> Iterator
     with spooled_stdin("stdin") as raw:
         path = raw.with_name("stdin.jsonl" if _looks_like_jsonl(raw) else "stdin.csv")
         raw.rename(path)
-        setattr(args, name, str(path))
+        given = getattr(args, name)
+        if isinstance(given, list):
+            if given.count(STDIN) > 1:
+                raise ConfigError(
+                    f"'-' (standard input) can be given once; got it twice for {names[name]}"
+                )
+            setattr(args, name, [str(path) if g == STDIN else g for g in given])
+        else:
+            setattr(args, name, str(path))
         args.stdin_input = name  # which one it was: a verb may need to know (report's run date)
         yield
+
+
+def _given(value: object) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
 
 
 def _looks_like_jsonl(path: Path) -> bool:

@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from .._files import check_replaceable
 from .._text import inline, inline_lines
 from ..ci.output import STDOUT
 from ..errors import ConfigError, ExitCode
@@ -39,9 +40,13 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--labels",
         required=True,
+        action="append",
         metavar="LABELS",
         help="human labels: CSV with header session_id,label (pass/fail) and optional 1-3 "
-        "columns effectiveness, fluff, structure; or JSONL (.jsonl) with the same keys",
+        "columns effectiveness, fluff, structure and annotator; or JSONL (.jsonl) with the same "
+        "keys. Several annotators: one row per annotator and session (annotator column), or "
+        "--labels once per annotator's file; the majority label is compared with the judge "
+        "(ties left out) and the annotators' agreement with each other is reported beside it",
     )
     p.add_argument(
         "--json",
@@ -109,12 +114,16 @@ def run(args: argparse.Namespace) -> int:
     check_bars(args.min_kappa, args.min_fail_agreement)
     suggest_out = args.suggest_out if args.suggest is not None else None
     check_distinct(
-        [("RESULTS", args.results), ("--labels", args.labels)],
+        [("RESULTS", args.results), *(("--labels", path) for path in args.labels)],
         [("--junit", args.junit), ("--suggest-out", suggest_out)],
     )
     if args.suggest is not None and args.suggest < 1:
         raise ConfigError(f"--suggest must be 1 or more, got {args.suggest}")
     check_stdout(args)
+    if suggest_out is not None:  # before any work, as every writer (``_files``)
+        from ..validate.suggest import never_ours
+
+        check_replaceable("--suggest-out", suggest_out, never_ours, force=args.force)
     to_stdout = suggest_out == STDOUT
     if to_stdout and (args.json or args.junit == STDOUT):
         raise ConfigError(
@@ -162,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
         # Nothing was compared: almost always the wrong labels file for these results.
         print(
             "research-judge validate: error: no labelled session has a judge verdict "
-            f"({args.labels} vs {args.results})",
+            f"({', '.join(args.labels)} vs {args.results})",
             file=sys.stderr,
         )
         return ExitCode.FAILED
@@ -183,7 +192,7 @@ def _write_suggestions(results: Any, labels: Any, stats: Any, args: argparse.Nam
     if args.suggest_out == STDOUT:
         write_output(STDOUT, to_csv(picked), "suggestions")
     else:
-        write_suggestions(args.suggest_out, picked)
+        write_suggestions(args.suggest_out, picked, force=args.force)
     fails = sum(s.judge_verdict == "fail" for s in picked)
     n = args.suggest
     where = "stdout" if args.suggest_out == STDOUT else args.suggest_out
@@ -191,7 +200,12 @@ def _write_suggestions(results: Any, labels: Any, stats: Any, args: argparse.Nam
     print(
         f"research-judge validate: wrote {len(picked)} sessions to label to {where}"
         f"{short}: {fails} judge fails and {len(picked) - fails} judge passes, nearest the "
-        f"threshold first, judge {lead}s leading (agreement on human {lead}s has the wider "
+        f"threshold first, judge {_plural(lead)} leading (agreement on human {_plural(lead)} "
+        "has the wider "
         "interval)",
         file=sys.stderr,
     )
+
+
+def _plural(verdict: str) -> str:
+    return "passes" if verdict == "pass" else "fails"

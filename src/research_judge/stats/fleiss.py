@@ -22,6 +22,13 @@ class FleissKappa:
     n_items: int
     k: int
     undefined: str | None = None  # why kappa (or its interval) is None
+    # Resamples without a kappa (every sample in one category), left out of the interval.
+    undefined_resamples: int = 0
+
+
+# Resamples with an undefined kappa may be left out of a 95% percentile interval only while they
+# could not fill a whole tail by themselves.
+MAX_UNDEFINED_SHARE = 0.025
 
 
 def fleiss_kappa(
@@ -45,12 +52,25 @@ def fleiss_kappa(
     p_bar = weights @ agreement
     shares = (weights @ table) / k
     p_e = np.sum(shares * shares, axis=1)
+    # A resample whose items all fell in one category has no kappa (chance agreement 1). Those
+    # resamples are the most agreeing ones, so leaving them out silently would cut off the top
+    # of the interval (in a near-unanimous run a third of them, the top then equal to the
+    # estimate). Up to a 2.5% tail they are counted and said; beyond, no interval.
+    one_category = np.max(shares, axis=1) >= 1.0 - 1e-12
     with np.errstate(divide="ignore", invalid="ignore"):
-        values = np.where(p_e < 1, (p_bar - p_e) / (1 - p_e), np.nan)
+        values = np.where(one_category, np.nan, (p_bar - p_e) / (1 - p_e))
+    dropped = int(np.sum(one_category))
+    if dropped > MAX_UNDEFINED_SHARE * n_boot:
+        reason = (
+            f"{dropped} of {n_boot} resamples ({dropped / n_boot:.0%}) drew only items whose "
+            "samples all fell in one category, where kappa is undefined; an interval over the "
+            "rest would hide how high agreement can be, so none is given"
+        )
+        return FleissKappa(kappa, None, n_items, k, reason, dropped)
     ci = percentile_interval(values)
     if ci is not None and ci[1] - ci[0] <= 1e-12:
-        return FleissKappa(kappa, None, n_items, k, "every resample gave the same kappa")
-    return FleissKappa(kappa, ci, n_items, k)
+        return FleissKappa(kappa, None, n_items, k, "every resample gave the same kappa", dropped)
+    return FleissKappa(kappa, ci, n_items, k, None, dropped)
 
 
 def _kappa(p_bar: float, shares: npt.NDArray[np.float64]) -> float | None:

@@ -20,24 +20,29 @@ _CF_TINY = 1e-300
 _CF_MAX_TERMS = 10_000
 
 
+# Up to this many trials the sign test's tail is a sum of integers (correctly rounded); past it,
+# the same tail from the incomplete beta function, which keeps ~1e-14 relative accuracy and
+# costs the same at a million trials as at a thousand.
+SIGN_TEST_INTEGER_MAX = 5000
+
+
 def sign_test_p(successes: int, n: int) -> float:
     """Exact two-sided binomial test at p = 0.5: 2 * P(X <= min(k, n - k)), capped at 1.
 
     The distribution is symmetric, so "as or less likely than observed" is both tails beyond the
-    smaller count. Summed over integers and divided once, so the float is correctly rounded.
+    smaller count. Up to ``SIGN_TEST_INTEGER_MAX`` trials it is summed over integers and divided
+    once, so the float is correctly rounded; beyond, P(X <= k) = I_{1/2}(n - k, k + 1).
     """
     if n <= 0 or not 0 <= successes <= n:
         raise ValueError(f"sign test needs 0 <= successes <= n and n > 0, got {successes}, {n}")
     low = min(successes, n - successes)
     if 2 * low == n:
         return 1.0
-    # The same integer sum, term by term downwards from C(n, low): C(n, i - 1) is exactly
-    # C(n, i) * i // (n - i + 1), one small multiply and divide per term instead of a fresh
-    # math.comb each (quadratic in n: 14 s for 4,500 moved pairs, against 0.03 s this way).
-    term = math.comb(n, low)
-    tail = term
-    for i in range(low, 0, -1):
-        term = term * i // (n - i + 1)
+    if n > SIGN_TEST_INTEGER_MAX:
+        return min(1.0, 2.0 * regularized_beta(0.5, n - low, low + 1))
+    term, tail = 1, 1  # C(n, 0)
+    for i in range(low):
+        term = term * (n - i) // (i + 1)  # C(n, i + 1), exact in integers
         tail += term
     return min(1.0, float(Fraction(tail, 2 ** (n - 1))))
 

@@ -162,7 +162,38 @@ def pass_fail_stats(
         if s.cohen_kappa_ci_boundary is not None
         else (None, "none")
     )
+    _keep_monotone(s)
     return s
+
+
+# Near perfect agreement the percentile bootstrap and the normal interval are too narrow on few
+# labels: the stratified bootstrap of [[1, 0], [1, 4]] gives [0.18, 1.00], narrower and more
+# trusting than the boundary interval [-0.41, 1.00] of the perfect [[1, 0], [0, 5]].
+MONOTONE_METHOD = "; lower end capped at that of perfect agreement with either side's pass rates"
+
+
+def _keep_monotone(s: PassFailStats) -> None:
+    """A table's kappa interval never starts above that of perfect agreement at either side's
+    pass rates.
+
+    Perfect agreement is at least as good evidence as any table with one of the same margins,
+    so its (boundary) interval bounds theirs from below. Every table one disagreement away from
+    a perfect one shares one side's pass rates with it, so the intervals are monotone across
+    the perfect-agreement boundary. Away from the boundary the perfect tables' intervals start
+    far higher and nothing changes.
+    """
+    t, ci = s.table, s.cohen_kappa_ci
+    if ci is None or s.cohen_kappa_boundary is not None:
+        return
+    lows = [
+        bound[0]
+        for passes in (t.a + t.b, t.a + t.c)  # humans' margins, the judge's margins
+        if (bound := _boundary_interval(Table2x2(passes, 0, 0, t.n - passes))) is not None
+    ]
+    low = min([ci[0], *lows])
+    if low < ci[0]:
+        s.cohen_kappa_ci = (low, ci[1])
+        s.cohen_kappa_ci_method += MONOTONE_METHOD
 
 
 def _ratio(num: int, den: int) -> float | None:

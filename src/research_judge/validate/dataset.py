@@ -43,13 +43,23 @@ class Exclusions:
     judge_error: ExcludedGroup
     no_label: ExcludedGroup
     unknown_session: ExcludedGroup
+    # Several annotators split evenly on these: no reference label, so never compared.
+    annotator_tie: ExcludedGroup = field(
+        default_factory=lambda: ExcludedGroup(ANNOTATOR_TIE_REASON)
+    )
 
     def to_dict(self) -> dict[str, object]:
         return {
             "judge_error": self.judge_error.to_dict(),
             "no_label": self.no_label.to_dict(),
             "unknown_session": self.unknown_session.to_dict(),
+            "annotator_tie": self.annotator_tie.to_dict(),
         }
+
+
+ANNOTATOR_TIE_REASON = (
+    "labelled by several annotators who split evenly: no majority label, never compared"
+)
 
 
 @dataclass(frozen=True)
@@ -75,7 +85,10 @@ def pair(results: Sequence[Result | ResultRow], labels: Labels) -> tuple[Paired,
     rows = list(as_rows(results))
     by_id = {r.session_id: r for r in rows}
     errored = [r.session_id for r in rows if not r.ok and r.session_id in labels.items]
-    no_label = [r.session_id for r in rows if r.session_id not in labels.items]
+    tied = set(labels.ties)
+    no_label = [
+        r.session_id for r in rows if r.session_id not in labels.items and r.session_id not in tied
+    ]
     unknown = [sid for sid in labels.items if sid not in by_id]
     kept = [r for r in rows if r.ok and r.session_id in labels.items]
 
@@ -105,5 +118,6 @@ def pair(results: Sequence[Result | ResultRow], labels: Labels) -> tuple[Paired,
         ),
         no_label=ExcludedGroup("in the results, but no human label", no_label),
         unknown_session=ExcludedGroup("labelled, but the session is not in the results", unknown),
+        annotator_tie=ExcludedGroup(ANNOTATOR_TIE_REASON, list(labels.ties)),
     )
     return paired, exclusions

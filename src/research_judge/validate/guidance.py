@@ -1,7 +1,8 @@
 """How precise this validation is, and about how many labels would make it precise enough.
 
-Printed with every report: a kappa from 100 labels is known to about +/-0.19, which is the
-difference between "moderate" and "substantial", and readers routinely forget that.
+Printed with every report: a kappa from 100 labels is known to +/-0.12 at best and +/-0.2 or
+more on most tables, which is the difference between "moderate" and "substantial", and readers
+routinely forget that.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from .agreement import PassFailStats
 TARGET_HALF_WIDTH = 0.10
 MIN_CLASS_ITEMS = 30
 RULE_OF_THUMB = (
-    "rule of thumb: at n = 100, kappa is known to about +/-0.19; +/-0.10 needs roughly "
-    "140-400 labels; a per-class agreement rate to +/-0.10 needs 60-93 items of that class "
-    "(Wilson interval, rates 80% to 50%)"
+    "rule of thumb: at n = 100, kappa is known to about +/-0.12 (kappa 0.8, passes and fails "
+    "even) to +/-0.20 (kappa near 0), wider when one class is rare (+/-0.27 at kappa 0.5 with "
+    "one human fail in ten); +/-0.10 needs roughly 140-400 labels; a per-class agreement rate "
+    "to +/-0.10 needs 60-93 items of that class (Wilson interval, rates 80% to 50%)"
 )
 
 

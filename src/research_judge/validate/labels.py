@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import csv
 import math
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -33,21 +33,78 @@ class HumanLabel:
     label: HumanVerdict
     scores: dict[str, int] = field(default_factory=dict)
     line: int = 0
+    annotator: str | None = None  # None when the file has no annotator column
 
 
 @dataclass(frozen=True)
 class Labels:
-    """All labels of one file, in file order, keyed by session id."""
+    """The reference label of each labelled session, in file order, keyed by session id.
+
+    With one label per session (no ``annotator`` column) that label is the reference. With
+    several annotators, ``annotations`` holds every label (session -> annotator -> label),
+    ``items`` each session's majority label, and ``ties`` the sessions whose annotators split
+    evenly (no reference label: left out and counted).
+    """
 
     path: str
     items: dict[str, HumanLabel]
     criteria: tuple[str, ...] = ()  # score columns the file has (even if some cells are empty)
+    annotations: dict[str, dict[str, HumanLabel]] = field(default_factory=dict)
+    ties: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return len(self.items)
 
+    @property
+    def n_labelled(self) -> int:
+        """Sessions with any label, ties included."""
+        return len(self.items) + len(self.ties)
 
-def read_labels(path: str | Path) -> Labels:
+
+def read_labels(path: str | Path | Sequence[str | Path]) -> Labels:
+    """Read one labels file, or several (one annotator each, or several in an annotator column).
+
+    A file without an ``annotator`` column read together with others is one annotator, named
+    after the file. The same annotator labelling the same session twice, in one file or
+    across files, is an error naming both places.
+    """
+    if isinstance(path, str | Path):
+        return _read_one(path)
+    paths = [Path(p) for p in path]
+    if len(paths) == 1:
+        return _read_one(paths[0])
+    annotations: dict[str, dict[str, HumanLabel]] = {}
+    where: dict[tuple[str, str], str] = {}
+    criteria: list[str] = []
+    for p in paths:
+        one = _read_one(p)
+        criteria += [c for c in one.criteria if c not in criteria]
+        by_session = one.annotations or {
+            sid: {p.stem: replace(h, annotator=p.stem)} for sid, h in one.items.items()
+        }
+        for sid, by in by_session.items():
+            for name, h in by.items():
+                first = where.setdefault((sid, name), f"{p}:{h.line}")
+                if first != f"{p}:{h.line}":
+                    raise InputFileError(
+                        p,
+                        f"session {sid!r} labelled twice by annotator {name!r} (first at {first})",
+                        h.line,
+                    )
+                annotations.setdefault(sid, {})[name] = h
+    return _with_annotators(", ".join(map(str, paths)), annotations, tuple(criteria))
+
+
+def _with_annotators(
+    path: str, annotations: dict[str, dict[str, HumanLabel]], criteria: tuple[str, ...]
+) -> Labels:
+    from .annotators import reference_labels
+
+    items, ties = reference_labels(annotations)
+    return Labels(path, items, criteria, annotations, tuple(ties))
+
+
+def _read_one(path: str | Path) -> Labels:
     """Read a CSV or JSONL labels file; the first problem raises ``InputFileError`` (file:line).
 
     The format follows the suffix (``.jsonl``/``.ndjson``/``.json`` are JSONL, anything else
@@ -63,10 +120,25 @@ def read_labels(path: str | Path) -> Labels:
     else:
         rows, criteria = _csv_rows(p, text)
     items: dict[str, HumanLabel] = {}
+    annotations: dict[str, dict[str, HumanLabel]] = {}
     keys: set[str] = set()
     for line, row in rows:
         keys.update(row)
         label = _parse_row(p, line, row)
+        if label.annotator is not None:
+            by = annotations.setdefault(label.session_id, {})
+            if label.annotator in by:
+                first = by[label.annotator].line
+                raise InputFileError(
+                    p,
+                    f"session {label.session_id!r} labelled twice by annotator "
+                    f"{label.annotator!r} (first on line {first})",
+                    line,
+                )
+            by[label.annotator] = label
+            continue
+        if annotations:
+            raise InputFileError(p, "annotator is missing on this line", line)
         if label.session_id in items:
             first = items[label.session_id].line
             raise InputFileError(
@@ -79,6 +151,11 @@ def read_labels(path: str | Path) -> Labels:
         # A criterion "exists" in a JSONL file when any line carries its key; lines without it
         # (or with null) simply have no human score for it, like an empty CSV cell.
         criteria = tuple(name for name in SCORE_NAMES if name in keys)
+    if annotations:
+        if items:
+            first = min(h.line for h in items.values())
+            raise InputFileError(p, "annotator is missing on this line", first)
+        return _with_annotators(str(p), annotations, criteria)
     return Labels(path=str(p), items=items, criteria=criteria)
 
 
@@ -154,7 +231,7 @@ def _parse_row(path: Path, line: int, row: Mapping[str, Any]) -> HumanLabel:
     session_id = row["session_id"]
     if not isinstance(session_id, str):
         raise InputFileError(path, f"session_id must be a string, got {session_id!r}", line)
-    session_id = session_id.strip()
+    session_id = unneutralise(session_id.strip())
     if not session_id:
         raise InputFileError(path, "session_id is empty", line)
     try:
@@ -166,7 +243,29 @@ def _parse_row(path: Path, line: int, row: Mapping[str, Any]) -> HumanLabel:
         }
     except ValueError as exc:
         raise InputFileError(path, f"session {session_id!r}: {exc}", line) from exc
-    return HumanLabel(session_id=session_id, label=label, scores=scores, line=line)
+    annotator = row.get("annotator")
+    if annotator is not None:
+        if not isinstance(annotator, str) or not annotator.strip():
+            raise InputFileError(
+                path, f"session {session_id!r}: annotator must be a name, got {annotator!r}", line
+            )
+        annotator = unneutralise(annotator.strip())
+    return HumanLabel(session_id, label, scores, line, annotator)
+
+
+# A spreadsheet runs a cell starting with one of these as a formula, so files this tool writes
+# (``label``, ``validate --suggest``) prefix such a cell with an apostrophe.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralise(text: str) -> str:
+    """The cell a spreadsheet shows as text: ``'`` before a leading formula character."""
+    return "'" + text if text[:1] in FORMULA_STARTS else text
+
+
+def unneutralise(text: str) -> str:
+    """Undo ``neutralise``: the session id or name as it was before it was written."""
+    return text[1:] if text[:1] == "'" and text[1:2] in FORMULA_STARTS and text[1:2] else text
 
 
 def parse_verdict(value: Any) -> HumanVerdict:

@@ -162,13 +162,14 @@ def _fit_logit(
 
     fit = fit_logit(features, y)
     if fit is None:
-        model.note = "the fit did not converge (likely perfect separation)"
+        # Neither converged nor diverged: no reason to blame separation, so none is named.
+        model.note = "the logistic fit did not converge (Newton's method stalled); no estimate"
         return
     coef, info = fit.coef, fit.information
     # Only the length coefficient is guarded: a near-perfect judge has a large but finite
     # human-label coefficient, and that is no reason to withhold the length effect.
     variance = np.linalg.pinv(info)[1, 1] if np.all(np.isfinite(info)) else math.inf
-    if abs(coef[1]) > MAX_ABS_COEF or not (0 < variance < math.inf):
+    if fit.diverged or abs(coef[1]) > MAX_ABS_COEF or not (0 < variance < math.inf):
         model.note = (
             "perfect or near-perfect separation: length (with the human label) predicts the "
             "judge's verdict almost exactly, so the odds ratio has no finite estimate"

@@ -6,6 +6,7 @@ from .._format import num, pct
 from .._text import inline
 from ..stats.intervals import Interval
 from .agreement import PassFailStats
+from .annotators import HumanAgreement
 from .dataset import ExcludedGroup, Exclusions
 from .guidance import RULE_OF_THUMB, Guidance
 from .length_bias import LengthBias
@@ -32,6 +33,8 @@ def render_text(report: ValidationReport) -> str:
         "",
         *_corrected(report.corrected),
     ]
+    if report.human_agreement is not None:
+        parts += ["", *_humans(report.human_agreement)]
     if report.criteria:
         parts += ["", *_criteria(report.criteria)]
     parts += ["", *_length(report.length_bias), "", *_guidance(report.guidance)]
@@ -41,6 +44,25 @@ def render_text(report: ValidationReport) -> str:
     if report.warnings:
         parts += ["", "Warnings", *(f"  - {w}" for w in report.warnings)]
     return "\n".join(parts) + "\n"
+
+
+def _humans(h: HumanAgreement) -> list[str]:
+    lines = [
+        f"Human agreement ({len(h.annotators)} annotators; {h.n_overlap} sessions labelled by "
+        "two or more; the judge is compared with each session's majority label)"
+    ]
+    if h.statistic == "krippendorff_alpha":
+        value = "undefined" if h.value is None else f"{h.value:.2f} {_num_ci(h.ci)}".rstrip()
+        lines.append(f"  Krippendorff's alpha (all annotators): {value}")
+    for p in h.pairs:
+        kappa = "undefined" if p.kappa is None else f"{p.kappa:.2f} {_num_ci(p.kappa_ci)}".rstrip()
+        lines.append(
+            f"  {p.first} vs {p.second}: Cohen's kappa {kappa}, raw agreement "
+            f"{_pct(p.raw_agreement)} on {p.n} sessions"
+        )
+    if h.ties:
+        lines.append(f"  {len(h.ties)} session(s) tied (no majority label): left out")
+    return lines
 
 
 def _pct(x: float | None) -> str:
@@ -206,4 +228,5 @@ def _excluded(e: Exclusions) -> list[str]:
         group("judge error", e.judge_error),
         group("no label", e.no_label),
         group("unknown session", e.unknown_session),
+        *([group("annotator tie", e.annotator_tie)] if e.annotator_tie.count else []),
     ]

@@ -12,6 +12,7 @@ from ..results.model import Result
 from ..results.rows import ResultsRun, as_run
 from ..stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from .agreement import PassFailStats, pass_fail_stats
+from .annotators import HumanAgreement, ceiling_sentence, human_agreement
 from .dataset import Exclusions, pair
 from .gates import Gate, evaluate
 from .guidance import Guidance, guidance
@@ -37,6 +38,10 @@ class ValidationReport:
     corrected: CorrectedPassRate
     gates: list[Gate] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # Set when several annotators labelled some of the same sessions: their agreement with each
+    # other, the ceiling the judge's kappa is read against, and that comparison in one sentence.
+    human_agreement: HumanAgreement | None = None
+    human_ceiling: str | None = None
 
     @property
     def gates_passed(self) -> bool | None:
@@ -99,6 +104,10 @@ class ValidationReport:
             "length_bias": self.length_bias.to_dict(),
             "guidance": self.guidance.to_dict(),
             "excluded": self.excluded.to_dict(),
+            "human_ceiling": self.human_ceiling,
+            "human_agreement": None
+            if self.human_agreement is None
+            else self.human_agreement.to_dict(),
             "bootstrap": {"resamples": self.n_boot, "seed": self.seed},
             "warnings": list(self.warnings),
         }
@@ -140,7 +149,11 @@ def validate_run(
     )
     gates = evaluate(stats, min_kappa=min_kappa, min_fail_agreement=min_fail_agreement)
     advice = guidance(stats)
+    humans = human_agreement(labels.annotations, list(labels.ties), seed=seed, n_boot=n_boot)
+    ceiling = None if humans is None else ceiling_sentence(stats, humans)
     warnings = [*_exclusion_warnings(excluded), *stats.warnings]
+    if humans is not None:
+        warnings.extend(humans.warnings)
     for c in criteria.values():
         warnings.extend(c.warnings)
     warnings.extend(bias.warnings)
@@ -148,20 +161,23 @@ def validate_run(
     if corrected.undefined is not None:
         what = "corrected_pass_rate" if corrected.value is None else "corrected_pass_rate_ci"
         warnings.append(f"{what} undefined: {corrected.undefined}")
+    headline = full_headline(stats)
     return ValidationReport(
-        headline=full_headline(stats),
+        headline=headline if ceiling is None else f"{headline}. {ceiling}",
         pass_fail=stats,
         criteria=criteria,
         length_bias=bias,
         guidance=advice,
         excluded=excluded,
         n_results=len(rows),
-        n_labels=len(labels),
+        n_labels=labels.n_labelled,
         seed=seed,
         n_boot=n_boot,
         corrected=corrected,
         gates=gates,
         warnings=warnings,
+        human_agreement=humans,
+        human_ceiling=ceiling,
     )
 
 
@@ -171,6 +187,11 @@ def _exclusion_warnings(excluded: Exclusions) -> list[str]:
         out.append(
             f"{excluded.judge_error.count} labelled session(s) left out: the judge recorded an "
             "error or no verdict (re-grade them to use their labels)"
+        )
+    if excluded.annotator_tie.count:
+        out.append(
+            f"{excluded.annotator_tie.count} session(s) left out: their annotators split evenly, "
+            "so there is no majority label (a further annotator would settle them)"
         )
     if excluded.unknown_session.count:
         out.append(

@@ -66,6 +66,7 @@ class StabilityReport:
             "fleiss_kappa_ci_method": f"bootstrap percentile over sessions, {self.n_boot} "
             "resamples",
             "fleiss_kappa_undefined": None if v is None else v.undefined,
+            "fleiss_kappa_ci_undefined_resamples": None if v is None else v.undefined_resamples,
             "flip_rate": self.flip_rate,
             "unstable": [u.session_id for u in self.unstable],
             "unstable_detail": [u.to_dict() for u in self.unstable],
@@ -136,6 +137,7 @@ def stability(
     report.verdict = fleiss_kappa(votes, n_boot=n_boot, rng=rng)
     if report.verdict.undefined:
         report.warnings.append(f"fleiss_kappa: {report.verdict.undefined}")
+    _say_dropped("fleiss_kappa_ci", report.verdict, n_boot, report.warnings)
     flipped = (votes[:, 0] > 0) & (votes[:, 1] > 0)
     report.flip_rate = float(flipped.mean()) if complete else None
     rule = policy or VerdictPolicy()
@@ -158,9 +160,21 @@ def stability(
         if not full.any():
             continue
         fk = fleiss_kappa(table[full], n_boot=n_boot, rng=rng)
+        _say_dropped(f"{name}: fleiss_kappa_ci", fk, n_boot, report.warnings)
         flips = float(np.mean(np.count_nonzero(table[full], axis=1) > 1))
         report.criteria[name] = (fk, flips)
     return report
+
+
+def _say_dropped(name: str, fk: FleissKappa, n_boot: int, warnings: list[str]) -> None:
+    # An interval kept despite resamples without a kappa says how many were left out; one
+    # withheld for them already says why in ``undefined``.
+    if fk.ci is not None and fk.undefined_resamples:
+        warnings.append(
+            f"{name}: {fk.undefined_resamples} of {n_boot} resamples drew only items whose "
+            "samples all fell in one category (kappa undefined) and are left out of the "
+            "interval, so its upper end may be a little low"
+        )
 
 
 def _samples(r: Result | ResultRow) -> list[Any]:

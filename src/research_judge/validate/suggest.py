@@ -26,14 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from .._files import write_atomically
+from .._files import check_replaceable, write_atomically
 from ..errors import ConfigError
 from ..judge.policy import VerdictPolicy
 from ..results.model import RATIO_NAMES, SCORE_NAMES, Result
 from ..results.rows import ResultRow, ResultsRun, as_run
 from ..stats.intervals import Interval
 from .agreement import PassFailStats
-from .labels import Labels
+from .labels import Labels, neutralise
 
 COLUMNS = (
     "session_id",
@@ -132,7 +132,7 @@ def suggest(
 
 def _cell(text: str) -> str:
     # A spreadsheet runs a cell that starts with = + - @ as a formula; session text is data.
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    return neutralise(text)
 
 
 def to_csv(suggestions: Sequence[Suggestion]) -> str:
@@ -155,14 +155,22 @@ def to_csv(suggestions: Sequence[Suggestion]) -> str:
     return buffer.getvalue()
 
 
-def write_suggestions(path: str | Path, suggestions: Sequence[Suggestion]) -> None:
-    """Write the CSV; never over an existing file (it may be labels someone filled in)."""
+def never_ours(head: bytes) -> bool:
+    """A suggestions file is never replaced as a rerun's output: once written, people fill it in
+    and it becomes labels (``_files.check_replaceable``'s rule, with no file of its own kind)."""
+    return False
+
+
+def write_suggestions(
+    path: str | Path, suggestions: Sequence[Suggestion], *, force: bool = False
+) -> None:
+    """Write the CSV; never over an existing file (it may be labels someone filled in) unless
+    ``force``."""
     target = Path(path)
-    if target.exists():
-        raise ConfigError(f"{target}: already exists; not overwriting it (choose another path)")
+    check_replaceable("--suggest-out", target, never_ours, force=force)
     try:
         # replace=False: a file created meanwhile is not replaced either.
-        write_atomically(target, to_csv(suggestions), replace=False, parents=False)
+        write_atomically(target, to_csv(suggestions), replace=force, parents=False)
     except FileExistsError as exc:
         raise ConfigError(f"{target}: already exists; not overwriting it") from exc
     except OSError as exc:
