@@ -1,9 +1,12 @@
 """The verbs' outputs on generated results files, as the whole-file readers printed them.
 
 ``tests/data/folds/`` holds what ``validate``, ``compare``, ``report`` and ``stability`` printed
-on these inputs before they read results as slim records (made by running this module as a
-script on that code: ``python tests/folds_support.py tests/data/folds``). ``test_folds.py``
-runs the same commands now and requires every byte to match, dates aside.
+on these inputs when they still read every result in full (made by running this module as a
+script against that code, with ``testing/scale_results.py`` copied in and the ``compare
+--rejudged`` fix for audited results applied: ``PYTHONPATH=OLD/src:OLD/tests python
+tests/folds_support.py tests/data/folds``). ``test_folds.py`` runs the same commands now and
+requires every byte to match, dates aside. A later change of what a verb prints (not of how it
+reads) regenerates them the same way from the code before the change.
 """
 
 from __future__ import annotations
