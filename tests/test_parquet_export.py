@@ -137,7 +137,7 @@ def test_only_a_parquet_file_is_replaced_unless_forced(
     mine.write_text("my notes, not a table\n", encoding="utf-8")
     argv = ["export", str(src), "--parquet", str(mine)]
     assert main(argv) == ExitCode.FAILED
-    assert "not an output research-judge writes" in capsys.readouterr().err
+    assert "not replacing it" in capsys.readouterr().err
     assert mine.read_text(encoding="utf-8") == "my notes, not a table\n"
     assert main([*argv, "--force"]) == ExitCode.OK
     assert pq.read_table(mine).num_rows == 4

@@ -125,7 +125,7 @@ def test_merge_replaces_only_a_results_file_unless_forced(
     out.write_text("session_id,label\ns-0001,pass\n", encoding="utf-8")  # someone's labels
     argv = ["merge", *map(str, parts), "--sessions", str(SESSIONS), "--out", str(out)]
     assert main(argv) == ExitCode.FAILED
-    assert "not an output research-judge writes" in capsys.readouterr().err
+    assert "not replacing it" in capsys.readouterr().err
     assert out.read_text(encoding="utf-8").startswith("session_id,label")
     assert main([*argv, "--force"]) == ExitCode.OK
     assert main(argv) == ExitCode.OK  # a results file now: replaced
