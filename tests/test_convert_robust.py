@@ -138,3 +138,19 @@ def test_an_8000_span_parent_child_chain_is_read_without_recursion(tmp_path: Pat
     (ref,) = session["trajectory"]
     assert ref["agent"] == "lead"  # the agent 8,000 spans up the chain
     assert session["answer"] == "A."
+
+
+def test_a_huge_number_inside_a_span_attribute_is_that_traces_error(tmp_path: Path) -> None:
+    huge = '[{"role": "user", "parts": [{"type": "text", "content": ' + "9" * 5000 + "}]}]"
+    chain = _chain(2)
+    for span in chain["resourceSpans"][0]["scopeSpans"][0]["spans"]:
+        if span["spanId"] == "chat":
+            span["attributes"][1]["value"]["stringValue"] = huge
+    log = tmp_path / "t.jsonl"
+    log.write_text(json.dumps(chain) + "\n" + (LOGS / "otel_traces.jsonl").read_text(), "utf-8")
+    stats = convert_files("otel", [log], tmp_path / "out.jsonl")
+    assert stats.sessions == 1
+    (error,) = [str(e) for e in stats.errors]
+    assert error.startswith(
+        f"{log}: trace deep: span 'chat': gen_ai.input.messages is not readable JSON (Exceeds"
+    )

@@ -176,7 +176,7 @@ def parse_arguments(raw: Any) -> Any:
     if isinstance(raw, str):
         try:
             return json.loads(raw)
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # not JSON, or a number Python will not convert
             return raw  # kept as the agent sent it: still useful as provenance
     return raw
 

@@ -159,7 +159,7 @@ def _prompt_question(root: Span) -> str | None:
     if isinstance(prompt, str):
         try:
             prompt = json.loads(prompt)
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # not JSON, or a number Python will not convert
             return prompt if prompt.strip() else None
     if not isinstance(prompt, dict):
         return None
@@ -203,6 +203,8 @@ def _json(span: Span, key: str) -> list[dict[str, Any]]:
             raise RecordError(f"span {span.name!r}: {key} is not valid JSON ({exc.msg})") from exc
         except RecursionError:
             raise RecordError(f"span {span.name!r}: {key} is nested too deeply") from None
+        except ValueError as exc:  # a number of more digits than Python converts
+            raise RecordError(f"span {span.name!r}: {key} is not readable JSON ({exc})") from None
     if raw is None:
         return []
     if not isinstance(raw, list):

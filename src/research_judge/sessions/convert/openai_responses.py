@@ -226,7 +226,7 @@ def _handoff_to(tool: str | None, output: str) -> str | None:
         return None
     try:
         value = json.loads(output)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # not JSON, or a number Python will not convert
         return None
     if (
         isinstance(value, dict)

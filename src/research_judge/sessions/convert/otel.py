@@ -165,6 +165,8 @@ def _messages(span: Span, key: str) -> list[dict[str, Any]]:
             raise RecordError(f"span {span.name!r}: {key} is not valid JSON ({exc.msg})") from exc
         except RecursionError:
             raise RecordError(f"span {span.name!r}: {key} is nested too deeply") from None
+        except ValueError as exc:  # a number of more digits than Python converts
+            raise RecordError(f"span {span.name!r}: {key} is not readable JSON ({exc})") from None
     if raw is None:
         return []
     if not isinstance(raw, list):
