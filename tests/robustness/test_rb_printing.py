@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from research_judge._text import inline, inline_lines
 from research_judge.cli import main
 from research_judge.report import build_report, render_markdown
 from research_judge.report.render import render_html
@@ -66,6 +65,8 @@ def no_control_characters(text: str) -> None:
 
 @pytest.mark.parametrize("payload", PAYLOADS)
 def test_the_rule_itself(payload: str) -> None:
+    from research_judge._text import inline, inline_lines
+
     shown = inline(payload)
     assert commands(shown) == [] and commands("\n" + shown) == []
     no_control_characters(shown)
