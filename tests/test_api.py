@@ -287,7 +287,6 @@ def test_repeats_grades_each_call_k_times_as_the_cli_does(tmp_path: Path) -> Non
             cache=False,
             repeats=3,
             temperature=0.7,
-            # Without it every call was refused (HTTP 400) and the test counted the refusals.
         )
         assert srv.stats.requests == 2 * 3 * len(sessions)
     assert [r.session_id for r in results] == ["s-1", "s-2"]

@@ -11,6 +11,7 @@ import pytest
 from report_support import SECTIONS, scan
 from research_judge.report import build_report, render_html, render_markdown
 from research_judge.report.agreement import agreement_view
+from research_judge.report.context import scatter
 from research_judge.report.distributions import ratio_bin
 from research_judge.report.svg import bar_chart
 from research_judge.report.worst import MAX_PROBLEMS_SHOWN, problems_of
@@ -169,11 +170,12 @@ def test_session_text_is_escaped_in_html(run: list[Result]) -> None:
 
 def test_worst_section_shows_findings_quotes_and_verification(run: list[Result]) -> None:
     text = scan(render_html(build_report(run))).visible_text
-    worst_part = text.split("Worst sessions", 1)[1].split("Regressions against", 1)[0]
+    worst_part = text.split("Failing sessions first", 1)[1].split("Distributions", 1)[0]
     assert "ungrounded claim c2 Claim: evil claim <b>x</b> no reference says this" in worst_part
     assert "quote not found c1 Claim: made up quote fabricated words r1 NOT FOUND" in worst_part
     assert "not used r1 never cited verified" in worst_part
-    assert "Verdict reasons: utilization 0.0 < 0.5; effectiveness 1 < 2" in worst_part
+    # Each card leads with why it is there.
+    assert "fail combined 0.200 Fails: utilization 0.0 < 0.5; effectiveness 1 < 2" in worst_part
 
 
 def test_errors_cost_and_judge_sections(run: list[Result]) -> None:
@@ -195,7 +197,7 @@ def test_regressions_section_against_a_baseline(run: list[Result]) -> None:
     baseline = [make_result(r.session_id, "pass") for r in run]
     data = build_report(run, baseline=baseline)
     text = scan(render_html(data)).visible_text
-    section = text.split("Regressions against the baseline", 1)[1].split("Judge errors", 1)[0]
+    section = text.split("Comparison with the baseline", 1)[1].split("Judge errors", 1)[0]
     assert "Regressions: pass → fail (2)" in section
     assert f"evil — {EVIL}" in section and "meh — Meh" in section
     assert re.search(r"pass_rate 1\.000 0\.333 -0\.667 \S+ 3 critical", section)
@@ -281,21 +283,24 @@ def test_undefined_statistics_show_as_n_a() -> None:
     assert all(row.value == "n/a" and row.interval == "n/a" for row in view.rows)
 
 
-def test_markdown_holds_headline_flags_regressions_and_worst(run: list[Result]) -> None:
+def test_markdown_holds_the_answer_flags_regressions_and_worst(run: list[Result]) -> None:
     baseline = [make_result(r.session_id, "pass") for r in run]
     md = render_markdown(build_report(run, baseline=baseline))
-    assert "| sessions | graded | errors | pass rate | evidence verified | cost |" in md
-    assert "| 4 | 3 | 1 | 33.3% | 70.0% | $1.12 |" in md
-    assert "| pass\\_rate | 1.000 | 0.333 | -0.667 |" in md
-    assert "- **critical**: pass\\_rate dropped by 0.667" in md
+    assert md.index("**Worse than the baseline: 2 sessions regressed") < md.index("| metric |")
+    assert "Pass rate 33.3% (was 100.0%, -66.7 points); 3 of 4 sessions graded, 1 errors." in md
+    assert "| pass\\_rate | 1.000 | 0.333 | -0.667 | drop within noise |" in md
+    assert "- **critical**: pass\\_rate dropped by 0.667 (within noise: a warning" in md
     assert "**Regressions (pass → fail): 2**" in md
     assert "**Judge errors: 1** (broken)" in md
     assert (
-        "- evil (fail, combined 0.20) [utilization 0.0 &lt; 0.5; effectiveness 1 &lt; 2]: "
+        "- evil: Fails: utilization 0.0 &lt; 0.5; effectiveness 1 &lt; 2. First finding: "
         "ungrounded claim" in md
     )
-    worst_lines = [line for line in md.splitlines() if re.match(r"- \w+ \((pass|fail)", line)]
+    worst_lines = [line for line in md.splitlines() if re.match(r"- \w+: (Fails|Passes)", line)]
     assert len(worst_lines) == 3
+    # The same order as the HTML page: answer, trust, worst, distributions, cost.
+    order = ["Worse than the baseline", "**Worst 3 sessions**", "**Criterion means**", "**Cost**"]
+    assert [md.index(x) for x in order] == sorted(md.index(x) for x in order)
 
 
 def test_markdown_escapes_session_text(run: list[Result]) -> None:
@@ -310,3 +315,50 @@ def test_markdown_without_baseline_lists_criterion_means(run: list[Result]) -> N
     md = render_markdown(build_report(run))
     assert "| grounding | 0.750 |" in md and "| effectiveness (1-3) | 2.00 |" in md
     assert "Regressions" not in md
+
+
+def test_the_scatters_y_labels_read_the_value_they_sit_at() -> None:
+    g = scatter([])
+    for tick in g.y_ticks:
+        value = float(tick.label)
+        assert tick.at == pytest.approx(g.bottom - value * (g.bottom - g.top))
+    assert [t.label for t in g.y_ticks] == ["0", "0.25", "0.5", "0.75", "1"]
+
+
+def _structure_run(lowered: int, n: int = 20, flip: int = 0) -> list[Result]:
+    """n passing sessions, structure one step lower on the first ``lowered``, the last ``flip``
+    failing."""
+    return [
+        make_result(
+            f"s{i}", "fail" if i >= n - flip else "pass", scores=(3, 2, 2 if i < lowered else 3)
+        )
+        for i in range(n)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("lowered", "flip", "worse", "verdict"),
+    [
+        (0, 0, False, "no change"),
+        (3, 0, False, "drop within noise"),
+        (12, 0, True, "significant drop"),
+        (0, 1, True, "no change"),
+    ],
+    ids=["same", "noise", "significant", "one-regression"],
+)
+def test_the_answer_reads_the_comparison_as_compares_default_gate_does(
+    lowered: int, flip: int, worse: bool, verdict: str
+) -> None:
+    from research_judge.ci.gates import compare_gates, failed
+
+    data = build_report(_structure_run(lowered, flip=flip), baseline=_structure_run(0))
+    assert data.answer is not None and data.comparison is not None
+    assert data.answer.worse is worse
+    assert worse is bool(failed(compare_gates(data.comparison)))
+    [structure] = [m for m in data.answer.metrics if m.metric == "structure"]
+    assert structure.verdict == verdict
+    html = render_html(data)
+    sentence = "Worse than the baseline" if worse else "Not worse than the baseline"
+    assert html.index(sentence) < html.index('id="deltas"') < html.index('id="worst"')
+    if verdict == "drop within noise":
+        assert "Within noise (a warning, not a failure): structure dropped." in html

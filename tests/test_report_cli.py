@@ -103,7 +103,7 @@ def test_markdown_caps_a_long_regression_list(tmp_path: Path) -> None:
     lines = text.splitlines()
     assert "- s19" in lines and "- s20" not in lines
     assert "- … and 5 more (see the HTML report)" in text
-    assert "| pass\\_rate | 1.000 | 0.000 | -1.000 | &lt;0.001 | critical |" in text
+    assert "| pass\\_rate | 1.000 | 0.000 | -1.000 | significant drop | &lt;0.001 |" in text
 
 
 def test_write_report_refuses_no_output(results_file: Path) -> None:

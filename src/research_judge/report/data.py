@@ -6,19 +6,20 @@ Plain data, no markup: the HTML and Markdown templates both render from one ``Re
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..compare import Comparison, compare_runs
-from ..compare.model import DEFAULT_THRESHOLD, JUDGE_CHANGED
+from ..compare.model import DEFAULT_THRESHOLD, JUDGE_CHANGED, Flag
 from ..judge.policy import VerdictPolicy
 from ..results.model import Result
 from . import DEFAULT_WORST
 from .agreement import AgreementView, agreement_view
+from .answer import DailyAnswer, daily_answer
 from .context import ContextView, context_view
 from .distributions import CriteriaCharts, criteria_charts
 from .summary import CostSummary, ErrorLine, Headline, JudgeLine, cost, errors, headline, judges
-from .worst import WorstSession, worst_sessions
+from .worst import WorstSession, describe, worst_sessions
 
 if TYPE_CHECKING:
     from ..validate.report import ValidationReport
@@ -44,15 +45,32 @@ class ReportData:
     # "YYYY-MM-DD HH:MM UTC"; "" when unknown (results given in memory).
     run_date: str = ""
     generated_at: str = ""
+    # Against a baseline: the first screen's answer, the cards of the sessions that changed
+    # verdict and are not among the worst (regressed first), and how many more there were.
+    answer: DailyAnswer | None = None
+    changed: list[WorstSession] = field(default_factory=list)
+    changed_hidden: int = 0
+
+    @property
+    def anchors(self) -> dict[str, str]:
+        """Session id -> the id of its card on the page, for links from the first screen."""
+        out = {s.session_id: f"changed-{i}" for i, s in enumerate(self.changed, 1)}
+        out.update({s.session_id: f"worst-{i}" for i, s in enumerate(self.worst, 1)})
+        return out
+
+    @property
+    def alerts(self) -> list[str]:
+        """``problems`` less the flag lines: the first screen's answer already gives each
+        metric's drop with its noise verdict."""
+        flags = {_flag_line(f) for f in self.comparison.flags} if self.comparison else set()
+        return [line for line in self.problems if line not in flags]
 
     @property
     def problems(self) -> list[str]:
         """One line per thing a CI reader should not miss."""
         out = [f"judge errors: {len(self.errors)} sessions not graded"] if self.errors else []
         if self.comparison is not None:
-            out.extend(
-                f"{f.severity}: {f.metric} dropped by {-f.delta:.3f}" for f in self.comparison.flags
-            )
+            out.extend(_flag_line(f) for f in self.comparison.flags)
             if self.comparison.judge_changed:
                 out.append(JUDGE_CHANGED)
         if self.context is not None and self.context.sessions_not_fully_judged:
@@ -85,12 +103,14 @@ def build_report(
     comparison = None
     if baseline is not None:
         comparison = compare_runs(baseline, results, threshold=threshold, rejudged=rejudged)
+    worst_list = worst_sessions(results, worst)
+    changed, hidden = _changed(results, comparison, {s.session_id for s in worst_list})
     return ReportData(
         source=source,
         headline=headline(results),
         criteria=criteria_charts(results),
         agreement=None if agreement is None else agreement_view(agreement),
-        worst=worst_sessions(results, worst),
+        worst=worst_list,
         comparison=comparison,
         baseline_source=baseline_source,
         questions={r.session_id: r.question for r in results},
@@ -101,7 +121,33 @@ def build_report(
         stability=_stability(results, policy),
         run_date=run_date,
         generated_at=generated_at,
+        answer=None if comparison is None else daily_answer(comparison),
+        changed=changed,
+        changed_hidden=hidden,
     )
+
+
+# Cards for sessions that changed verdict: enough to read a bad day, not a page of thousands.
+MAX_CHANGED_CARDS = 20
+
+
+def _changed(
+    results: Sequence[Result], cmp: Comparison | None, shown: set[str]
+) -> tuple[list[WorstSession], int]:
+    if cmp is None:
+        return [], 0
+    by_id = {r.session_id: r for r in results}
+    ids = [i for i in (*cmp.regressions, *cmp.fixed) if i not in shown and i in by_id]
+    cards = [describe(by_id[i]) for i in ids[:MAX_CHANGED_CARDS]]
+    return cards, max(len(ids) - MAX_CHANGED_CARDS, 0)
+
+
+def _flag_line(f: Flag) -> str:
+    text = f"{f.severity}: {f.metric} dropped by {-f.delta:.3f}"
+    if f.test.significant is True:
+        return text + " (significant)"
+    p = "" if f.test.p_value is None else f", p = {f.test.p_value:.3g}"
+    return text + f" (within noise{p}: a warning, not a failure)"
 
 
 def _stability(results: Sequence[Result], policy: VerdictPolicy | None) -> tuple[str, ...]:

@@ -60,6 +60,22 @@ class WorstSession:
     citations: str | None = None
     citation_issues: tuple[str, ...] = ()
 
+    @property
+    def reason(self) -> str:
+        """Why it is here, first thing on its card: the verdict policy's reasons for a failing
+        session (else its most serious finding); for a passing one, its weakest criterion."""
+        if self.verdict == "fail":
+            if self.verdict_reasons:
+                return "Fails: " + "; ".join(self.verdict_reasons)
+            if self.problems:
+                return f"Fails; most serious finding: {self.problems[0].label}"
+            return "Fails"
+        known = [(v, name) for name, v in self.values.items() if v is not None]
+        if self.verdict == "pass" and known:
+            value, name = min(known)
+            return f"Passes; weakest criterion: {name} {value:.2f} (0..1)"
+        return "Passes" if self.verdict == "pass" else "No verdict"
+
 
 def worst_sessions(results: Sequence[Result], limit: int) -> list[WorstSession]:
     """Up to ``limit`` graded sessions: failing before passing, then by combined value (lowest
@@ -71,7 +87,7 @@ def worst_sessions(results: Sequence[Result], limit: int) -> list[WorstSession]:
         return (r.verdict != "fail", math.inf if combined is None else combined, i)
 
     ranked = sorted(graded, key=key)[: max(limit, 0)]
-    return [_describe(r, combined) for _, r, combined in ranked]
+    return [describe(r, combined) for _, r, combined in ranked]
 
 
 def problems_of(verdicts: Sequence[VerdictRecord]) -> list[Problem]:
@@ -100,7 +116,10 @@ def problems_of(verdicts: Sequence[VerdictRecord]) -> list[Problem]:
     return [p for _, _, p in sorted(found, key=lambda t: (t[0], t[1]))]
 
 
-def _describe(r: Result, combined: float | None) -> WorstSession:
+def describe(r: Result, combined: float | None = None) -> WorstSession:
+    """One session's card. ``combined`` defaults to the session's own combined value."""
+    if combined is None:
+        combined = combined_value(r)
     problems = problems_of(r.verdicts)
     citations, issues = _citations(r)
     scores = tuple(
