@@ -108,5 +108,8 @@ def test_serve_fake_reads_the_prompts_folder_the_run_grades_with(tmp_path: Path)
     assert reworded_run.returncode == 0, reworded_run.stderr
     assert all(r.error is None for r in read_results(out))
     # The shipped prompts are not what this fake reads: refused (400), never guessed at.
+    # (Each 400 is that session's error, or stops the run when the server refuses them all.)
     assert shipped_run.returncode != 0
-    assert "not those of the prompts folder" in read_results(tmp_path / "s.jsonl")[0].error
+    written = tmp_path / "s.jsonl"
+    said = shipped_run.stderr + (written.read_text() if written.exists() else "")
+    assert "not those of the prompts folder" in said
