@@ -7,7 +7,7 @@ cry wolf on a handful of moved scores. ``fail_on="any"`` fails on every flagged 
 fail when the judge changed between the runs (model or prompt hashes) unless that was allowed:
 a delta between two judges mixes the agent's change with the judge's.
 
-``validate``'s bars (contract section 14) are decided in ``validate.gates``; here they only take
+``validate``'s bars (contract section 14) are decided in ``validate.bars``; here they only take
 the same ``Gate`` shape for JUnit, summaries and annotations.
 """
 

@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     from ..results.model import read_results
     from ..safety import check_distinct
     from ..validate import read_labels, render_text, validate_run
-    from ..validate.gates import check_bars
+    from ..validate.bars import check_bars
 
     if args.bootstrap < 0:
         raise ConfigError(f"--bootstrap must be 0 or more, got {args.bootstrap}")

@@ -3,9 +3,9 @@
 Nothing here imports an HTTP library or a provider SDK, so ``make_client`` can check a mode
 without loading one.
 
-The provider modules catch their transport's exceptions (aiohttp's for OpenAI, the anthropic
-SDK's) and hand the status, headers and the provider's error text to :func:`error_for_status`,
-so both providers retry (or not) the same way.
+The provider modules catch their SDK's exceptions (the ``openai`` SDK's, over its aiohttp
+transport, and the ``anthropic`` SDK's) and hand the status, headers and the provider's error
+text to :func:`error_for_status`, so both providers retry (or not) the same way.
 """
 
 from __future__ import annotations

@@ -15,15 +15,12 @@ from pathlib import Path
 from ..errors import ConfigError, InputFileError, ReplayMissError
 from .base import JudgeClient, JudgeRequest, JudgeResponse
 from .recording import RecordingClient, ReplayClient, exchange_for
-from .variant import variant_of
+from .wrapper import WrapperClient
 
 
-class CachingClient:
+class CachingClient(WrapperClient):
     def __init__(self, inner: JudgeClient, directory: str | Path) -> None:
-        self.inner = inner
-        self.provider = inner.provider
-        self.model = inner.model
-        self.variant = variant_of(inner)  # another server or mode never shares entries
+        super().__init__(inner)  # its variant: another server or mode never shares entries
         path = Path(directory)
         try:
             path.mkdir(parents=True, exist_ok=True)
@@ -51,6 +48,4 @@ class CachingClient:
         elif not valid and response.cached:
             key = request.key(self.provider, self.model, self.variant)
             (self.path / f"{key}.json").unlink(missing_ok=True)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
+        super().reply_checked(request, response, valid)

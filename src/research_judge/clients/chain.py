@@ -16,7 +16,7 @@ fast) holds every setting of the chain with its one default; the ``grade`` flags
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import ConfigError
@@ -27,6 +27,7 @@ from .cache import CachingClient
 from .recording import RecordingClient, ReplayClient
 from .resilience import ResilientClient
 from .settings import BASELINE, ClientSettings, RetryPolicy, default_cache_dir
+from .wrapper import find_layer, layers
 
 __all__ = [
     "ClientSettings",
@@ -91,15 +92,6 @@ def build_client(
     return client
 
 
-def layers(client: JudgeClient) -> Iterator[JudgeClient]:
-    """The chain's clients, outermost first (each wrapper keeps the next one as ``inner``)."""
-    current: JudgeClient | None = client
-    while current is not None:
-        yield current
-        inner = getattr(current, "inner", None)
-        current = inner if isinstance(inner, JudgeClient) else None
-
-
 def resilience_of(client: JudgeClient) -> ResilientClient | None:
     """The chain's resilience layer, whose counters (retries, 429s, cuts) a caller may report."""
-    return next((c for c in layers(client) if isinstance(c, ResilientClient)), None)
+    return find_layer(client, ResilientClient)

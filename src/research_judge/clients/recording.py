@@ -26,9 +26,8 @@ from research_judge.clients.base import (
     JudgeRequest,
     JudgeResponse,
     Usage,
-    forward_reply_checked,
 )
-from research_judge.clients.variant import variant_of
+from research_judge.clients.wrapper import WrapperClient
 from research_judge.errors import ConfigError, InputFileError, OutputError, ReplayMissError
 from research_judge.safety import jsonin
 
@@ -83,14 +82,11 @@ def exchange_for(
     )
 
 
-class RecordingClient:
+class RecordingClient(WrapperClient):
     """Forwards to ``inner`` and saves every successful exchange under ``path``."""
 
     def __init__(self, inner: JudgeClient, path: str | Path) -> None:
-        self.inner = inner
-        self.provider = inner.provider
-        self.model = inner.model
-        self.variant = variant_of(inner)
+        super().__init__(inner)
         self.path = Path(path)
         self._jsonl = self.path.suffix == JSONL_SUFFIX
         target_dir = self.path.parent if self._jsonl else self.path
@@ -127,12 +123,6 @@ class RecordingClient:
         text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=ascii_only)
         # Private: an exchange holds session text, which may not be everyone's to read.
         write_atomically(self.path / f"{exchange.key}.json", text + "\n", private=True)
-
-    def reply_checked(self, request: JudgeRequest, response: JudgeResponse, valid: bool) -> None:
-        forward_reply_checked(self.inner, request, response, valid)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 class ReplayClient:

@@ -32,9 +32,9 @@ from ..errors import (
     TransientApiError,
     UnreachableError,
 )
-from .base import JudgeClient, JudgeRequest, JudgeResponse, forward_reply_checked
+from .base import JudgeClient, JudgeRequest, JudgeResponse
 from .settings import RetryPolicy
-from .variant import variant_of
+from .wrapper import WrapperClient
 
 # Rejected key, forbidden model or endpoint, unknown model or URL, proxy wanting credentials:
 # every later call would get the same answer.
@@ -201,7 +201,7 @@ class _RetryAfterWait(wait_base):
         return float(self._fallback(retry_state))
 
 
-class ResilientClient:
+class ResilientClient(WrapperClient):
     """Wraps a client so each request is limited, retried and watched."""
 
     def __init__(
@@ -213,10 +213,7 @@ class ResilientClient:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.inner = inner
-        self.provider = inner.provider
-        self.model = inner.model
-        self.variant = variant_of(inner)
+        super().__init__(inner)
         self.policy = policy or RetryPolicy()
         self.limiter = AdaptiveLimiter(concurrency)
         self.health = Health(self.policy, clock)
@@ -276,13 +273,7 @@ class ResilientClient:
         self.health.success()
         return response
 
-    def reply_checked(self, request: JudgeRequest, response: JudgeResponse, valid: bool) -> None:
-        forward_reply_checked(self.inner, request, response, valid)
-
     def _count_retry(self, _state: RetryCallState) -> None:
         self.retries += 1
         if self.on_retry is not None:
             self.on_retry()
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()

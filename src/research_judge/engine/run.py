@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from ..errors import (
     InputFileError,
     OutputError,
     ProviderDownError,
+    ResearchJudgeError,
 )
 from ..judge.estimate import Budget
 from ..judge.grader import Judge
@@ -171,23 +173,253 @@ async def grade_sessions(
     References with ``content_ref`` are read from ``store`` when their session is graded; one
     that cannot be read is that session's error (kind ``content_ref``); ``stats`` as for
     ``grade_file``."""
-    stats = RunStats() if stats is None else stats
-    progress = progress or Progress.disabled()
-    try:
-        existing = out.load()
-    except OSError as exc:
-        raise _output_error(exc) from exc
-    stats.repaired_torn_line = existing.repaired
-    window = asyncio.Semaphore(options.window or max(64, 4 * options.concurrency))
-    in_flight = asyncio.Semaphore(options.concurrency)
-    finished: dict[int, Result] = {}
-    next_index = 0
-    fatal: list[BaseException] = []
-    tasks: set[asyncio.Task[None]] = set()
-    broken = False  # a write failed: nothing more is written
+    run = _Run(
+        out,
+        judge,
+        options,
+        progress=progress or Progress.disabled(),
+        budget=budget,
+        on_input_error=on_input_error,
+        store=store,
+        stats=RunStats() if stats is None else stats,
+    )
+    return await run.run(items)
 
-    def report() -> None:
-        progress.update(
+
+_Prepared = tuple[Session, float, FirstRequests | None, ContentRefError | None]
+
+
+class _Spent(Enum):
+    SPENT = "spent"  # --max-cost cannot cover the next session
+
+
+_SPENT = _Spent.SPENT
+
+
+class _State(Enum):
+    """Where a run is. It only moves down the list."""
+
+    RUNNING = "running"  # sessions are submitted and results written as they finish
+    STOPPING = "stopping"  # something ended the run (``_Run.stop``): nothing more is submitted
+    BROKEN = "broken"  # a write failed: nothing more is written either, the file stays as it is
+
+
+# What ends a whole run rather than one session: the provider is gone, a recording cannot be
+# written, or a prompt template cannot render a session (the user's template, e.g. a misspelt
+# variable). The next session would fare the same.
+_RUN_ENDING = (ProviderDownError, ConfigError, OutputError)
+
+
+class _Run:
+    """One run of ``grade_sessions``: submits sessions in input order, at most ``concurrency``
+    in flight and ``window`` graded-but-unwritten, and writes results in input order."""
+
+    def __init__(
+        self,
+        out: ResultsSink,
+        judge: Judge,
+        options: RunOptions,
+        *,
+        progress: Progress,
+        budget: Budget | None,
+        on_input_error: Callable[[InputFileError], None] | None,
+        store: ContentStore | None,
+        stats: RunStats,
+    ) -> None:
+        self.out, self.judge, self.options = out, judge, options
+        self.progress, self.budget, self.store, self.stats = progress, budget, store, stats
+        self.on_input_error = on_input_error
+        self.state = _State.RUNNING
+        self.stop: ResearchJudgeError | None = None  # what ended the run, the first one only
+        self.window = asyncio.Semaphore(options.window or max(64, 4 * options.concurrency))
+        self.in_flight = asyncio.Semaphore(options.concurrency)
+        self.finished: dict[int, Result] = {}  # graded, waiting for the ones before them
+        self.next_index = 0  # the next result to write
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    async def run(self, items: Iterable[Session | InputFileError]) -> RunStats:
+        try:
+            existing = self.out.load()
+        except OSError as exc:
+            raise _output_error(exc) from exc
+        self.stats.repaired_torn_line = existing.repaired
+        try:
+            await self._submit_all(iter(items), existing)
+            if self.tasks:
+                outcomes = await asyncio.gather(*self.tasks, return_exceptions=True)
+                for outcome in outcomes:
+                    if isinstance(outcome, Exception):  # a cancelled task's is no Exception
+                        raise outcome
+        finally:
+            self._close()
+        self._finalize()
+        self.progress.close()
+        if self.stop is not None:
+            if isinstance(self.stop, ProviderDownError):  # the one stop a caller reports
+                self.stats.stopped = "provider_down"
+            raise self.stop
+        return self.stats
+
+    # --- submitting --------------------------------------------------------------------------
+
+    async def _submit_all(
+        self, items: Iterator[Session | InputFileError], existing: ExistingResults
+    ) -> None:
+        stats, judge = self.stats, self.judge
+        submitted = 0
+        for item in items:
+            if isinstance(item, InputFileError):
+                stats.input_errors.append(item)
+                if self.on_input_error:
+                    self.on_input_error(item)
+                self._report()
+                continue
+            stats.selected += 1
+            stats.order.append(item.id)
+            if existing.reusable(item.id, judge.fingerprint, self.options.retry_errors):
+                stats.reused += 1
+                self._report()
+                continue
+            if not self._running():
+                return
+            prepared = await self._prepare(item)
+            if prepared is _SPENT:
+                stats.stopped = "budget"
+                stats.not_sent = 1 + _count_not_done(items, existing, judge, self.options)
+                return
+            if prepared is None:  # the run stopped
+                return
+            await self.window.acquire()
+            await self.in_flight.acquire()
+            if not self._running():  # stopped while this one waited for its places
+                self.in_flight.release()
+                return
+            task = asyncio.create_task(self._grade_one(submitted, *prepared))
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+            submitted += 1
+
+    async def _prepare(self, session: Session) -> _Prepared | _Spent | None:
+        """The session as it will be sent, the budget reserved for it, its first requests when
+        the estimate rendered them, and the error reading its texts; ``_SPENT`` when the budget
+        cannot cover it, None when the run stopped."""
+        if self.budget is None:
+            return session, 0.0, None, None
+        if session.offloaded:
+            # The estimate needs the texts: read them now (one session at a time).
+            try:
+                session = await resolve_session(session, self.store)
+            except ContentRefError as exc:
+                return session, 0.0, None, exc
+        # Rendered once, for the estimate and then for the calls themselves.
+        try:
+            first = self.judge.first_requests(session)
+        except ConfigError as exc:  # a user template that cannot render this session
+            self._stop(exc)
+            return None
+        reserved = self.budget.reserve(session, first)
+        if reserved is None:
+            return _SPENT
+        return session, reserved, first, None
+
+    # --- grading one session -----------------------------------------------------------------
+
+    async def _grade_one(
+        self,
+        index: int,
+        session: Session,
+        reserved: float,
+        first: FirstRequests | None,
+        unreadable: ContentRefError | None,
+    ) -> None:
+        judge = self.judge
+        try:
+            if unreadable is not None:
+                raise unreadable
+            # Read inside the in-flight slot: offloaded texts count against --concurrency too.
+            session = await resolve_session(session, self.store)
+            result = await judge.grade(session, first)
+        except ContentRefError as exc:
+            result = judge.error_result(session, str(exc), ErrorKind.CONTENT_REF)
+        except _RUN_ENDING as exc:
+            self._stop(exc)
+            # This session will never be written: free its place in the reorder window, or a
+            # submission waiting for that place would wait for ever.
+            self.window.release()
+            return
+        except Exception as exc:  # a bug must cost one session, never the batch
+            message = f"internal error: {type(exc).__name__}: {exc}"
+            result = judge.error_result(session, message, ErrorKind.INTERNAL)
+        finally:
+            self.in_flight.release()
+        if self.budget is not None:
+            self.budget.settle(reserved, result.usage.cost_usd)
+        self.finished[index] = result
+        self._write_ready()
+
+    # --- writing -----------------------------------------------------------------------------
+
+    def _write_ready(self) -> None:
+        """Write every finished result whose turn has come, in input order."""
+        if self.state is _State.BROKEN:
+            return
+        try:
+            while self.next_index in self.finished:
+                result = self.finished.pop(self.next_index)
+                self.out.append(result)
+                self.stats.add(result)
+                self.window.release()
+                self.next_index += 1
+            self.out.flush()
+        except OSError as exc:
+            self._break(exc)
+            return
+        self._report()
+
+    def _break(self, exc: OSError) -> None:
+        # Disk full, read-only file system: stop now. Requests still in flight are abandoned
+        # (their replies could not be saved), and a submission waiting for a place is woken.
+        self._stop(_output_error(exc))
+        self.state = _State.BROKEN
+        current = asyncio.current_task()
+        for task in self.tasks:
+            if task is not current:
+                task.cancel()
+        self.window.release()
+
+    def _close(self) -> None:
+        try:
+            self.out.close()
+        except OSError as exc:
+            self._stop(_output_error(exc))
+            self.state = _State.BROKEN
+
+    def _finalize(self) -> None:
+        # Even a stopped run leaves one line per session, in input order, ready to resume
+        # (unless the file could not be written: then it is left exactly as it is).
+        if self.state is _State.BROKEN:
+            return
+        try:
+            self.stats.rewritten = self.out.finalize(self.stats.order)
+        except OSError as exc:
+            self._stop(_output_error(exc))
+
+    # --- state -------------------------------------------------------------------------------
+
+    def _running(self) -> bool:
+        # A method, not an inline test: the state changes while the submission awaits a place.
+        return self.state is _State.RUNNING
+
+    def _stop(self, reason: ResearchJudgeError) -> None:
+        """End the run: the first reason is the one raised when it is over."""
+        if self.stop is None:
+            self.stop = reason
+        if self.state is _State.RUNNING:
+            self.state = _State.STOPPING
+
+    def _report(self) -> None:
+        stats = self.stats
+        self.progress.update(
             done=stats.reused + stats.graded,
             reused=stats.reused,
             skipped=len(stats.input_errors),
@@ -196,139 +428,3 @@ async def grade_sessions(
             output_tokens=stats.output_tokens,
             cost_usd=stats.cost_usd if stats.cost_known else None,
         )
-
-    def drain() -> None:
-        nonlocal next_index
-        if broken:
-            return
-        try:
-            while next_index in finished:
-                result = finished.pop(next_index)
-                out.append(result)
-                stats.add(result)
-                window.release()
-                next_index += 1
-            out.flush()
-        except OSError as exc:
-            stop_writing(exc)
-            return
-        report()
-
-    def stop_writing(exc: OSError) -> None:
-        # Disk full, read-only file system: stop now. Requests still in flight are abandoned
-        # (their replies could not be saved), and the submission loop is woken to see ``fatal``.
-        nonlocal broken
-        broken = True
-        fatal.append(_output_error(exc))
-        current = asyncio.current_task()
-        for task in tasks:
-            if task is not current:
-                task.cancel()
-        window.release()
-
-    async def grade_one(
-        index: int,
-        session: Session,
-        reserved: float,
-        first: FirstRequests | None,
-        unreadable: ContentRefError | None,
-    ) -> None:
-        try:
-            if unreadable is not None:
-                raise unreadable
-            # Read inside the in-flight slot: offloaded texts count against --concurrency too.
-            session = await resolve_session(session, store)
-            result = await judge.grade(session, first)
-        except ContentRefError as exc:
-            result = judge.error_result(session, str(exc), ErrorKind.CONTENT_REF)
-        except (ProviderDownError, ConfigError, OutputError) as exc:
-            # The provider is gone, a recording cannot be written, or a prompt template cannot
-            # render this session (the user's template, e.g. a misspelt variable): the next
-            # session would fare the same.
-            fatal.append(exc)
-            # This session will never be written: free its place in the reorder window, or a
-            # submission loop waiting for that place would wait for ever.
-            window.release()
-            return
-        except Exception as exc:  # a bug must cost one session, never the batch
-            message = f"internal error: {type(exc).__name__}: {exc}"
-            result = judge.error_result(session, message, ErrorKind.INTERNAL)
-        finally:
-            in_flight.release()
-        if budget is not None:
-            budget.settle(reserved, result.usage.cost_usd)
-        finished[index] = result
-        drain()
-
-    submitted = 0
-    iterator = iter(items)
-    try:
-        for item in iterator:
-            if isinstance(item, InputFileError):
-                stats.input_errors.append(item)
-                if on_input_error:
-                    on_input_error(item)
-                report()
-                continue
-            stats.selected += 1
-            stats.order.append(item.id)
-            if existing.reusable(item.id, judge.fingerprint, options.retry_errors):
-                stats.reused += 1
-                report()
-                continue
-            if fatal:
-                break
-            reserved, first, unreadable = 0.0, None, None
-            if budget is not None and item.offloaded:
-                # The estimate needs the texts: read them now (one session at a time).
-                try:
-                    item = await resolve_session(item, store)
-                except ContentRefError as exc:
-                    unreadable = exc
-            if budget is not None and unreadable is None:
-                # Rendered once, for the estimate and then for the calls themselves.
-                try:
-                    first = judge.first_requests(item)
-                except ConfigError as exc:  # a user template that cannot render this session
-                    fatal.append(exc)
-                    break
-                amount = budget.reserve(item, first)
-                if amount is None:
-                    stats.stopped = "budget"
-                    stats.not_sent = 1 + _count_not_done(iterator, existing, judge, options)
-                    break
-                reserved = amount
-            await window.acquire()
-            await in_flight.acquire()
-            if fatal:
-                in_flight.release()
-                break
-            task = asyncio.create_task(grade_one(submitted, item, reserved, first, unreadable))
-            tasks.add(task)
-            task.add_done_callback(tasks.discard)
-            submitted += 1
-        if tasks:
-            outcomes = await asyncio.gather(*tasks, return_exceptions=True)
-            for outcome in outcomes:
-                if isinstance(outcome, Exception):  # cancelled tasks' errors are not Exceptions
-                    raise outcome
-    finally:
-        try:
-            out.close()
-        except OSError as exc:
-            broken = True
-            if not fatal:
-                fatal.append(_output_error(exc))
-    # Even a stopped run leaves one line per session, in input order, ready to resume (unless
-    # the file could not be written: then it is left exactly as it is).
-    if not broken:
-        try:
-            stats.rewritten = out.finalize(stats.order)
-        except OSError as exc:
-            fatal.append(_output_error(exc))
-    progress.close()
-    if fatal:
-        if isinstance(fatal[0], ProviderDownError):  # the one stop a caller reports (exit 3)
-            stats.stopped = "provider_down"
-        raise fatal[0]
-    return stats

@@ -12,8 +12,8 @@ from ..results.model import Result
 from ..stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from .agreement import PassFailStats, pass_fail_stats
 from .annotators import HumanAgreement, ceiling_sentence, human_agreement
+from .bars import Bar, evaluate
 from .dataset import Exclusions, pair
-from .gates import Gate, evaluate
 from .guidance import Guidance, guidance
 from .headline import full_headline
 from .labels import Labels
@@ -35,7 +35,7 @@ class ValidationReport:
     seed: int
     n_boot: int
     corrected: CorrectedPassRate
-    gates: list[Gate] = field(default_factory=list)
+    gates: list[Bar] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     # Set when several annotators labelled some of the same sessions: their agreement with each
     # other, the ceiling the judge's kappa is read against, and that comparison in one sentence.
@@ -125,7 +125,7 @@ def validate_run(
 ) -> ValidationReport:
     """Compare judge verdicts (and 1-3 scores) with human labels on the sessions both cover.
 
-    ``min_kappa`` / ``min_fail_agreement`` set bars (see ``gates``); the report says which
+    ``min_kappa`` / ``min_fail_agreement`` set bars (see ``bars``); the report says which
     failed, and ``gates_passed`` is what ``validate`` turns into its exit status.
     """
     if n_boot < 0:

@@ -17,7 +17,10 @@ from .agreement import PassFailStats
 
 
 @dataclass(frozen=True)
-class Gate:
+class Bar:
+    """One bar and how the judge measured against it (``ci.gates.Gate`` is a CI step's view of
+    it, beside compare's gates)."""
+
     name: str  # the flag's statistic: cohen_kappa or agreement_on_human_fail
     flag: str
     bar: float
@@ -49,9 +52,9 @@ def check_bars(min_kappa: float | None, min_fail_agreement: float | None) -> Non
 
 def evaluate(
     s: PassFailStats, *, min_kappa: float | None, min_fail_agreement: float | None
-) -> list[Gate]:
+) -> list[Bar]:
     check_bars(min_kappa, min_fail_agreement)
-    gates: list[Gate] = []
+    gates: list[Bar] = []
     for name, flag, label, bar, value, ci, why in (
         (
             "cohen_kappa",
@@ -76,15 +79,13 @@ def evaluate(
             continue
         if value is None:
             gates.append(
-                Gate(
-                    name, flag, bar, None, None, False, f"{label} undefined ({why}): below {bar:g}"
-                )
+                Bar(name, flag, bar, None, None, False, f"{label} undefined ({why}): below {bar:g}")
             )
             continue
         passed = value >= bar
         shown = f"{label} {value:.3f}" + ("" if ci is None else f" [{ci[0]:.2f}, {ci[1]:.2f}]")
         verdict = "meets" if passed else "is below"
         gates.append(
-            Gate(name, flag, bar, value, ci, passed, f"{shown} {verdict} the bar {bar:g} ({flag})")
+            Bar(name, flag, bar, value, ci, passed, f"{shown} {verdict} the bar {bar:g} ({flag})")
         )
     return gates
