@@ -271,6 +271,18 @@ def test_the_python_api_grades_with_it() -> None:
     assert result.verdict in ("pass", "fail")
 
 
+def test_a_request_showing_earlier_turns_is_refused_as_unreadable_not_misread() -> None:
+    from research_judge.judge.reading import UnreadableRequest
+
+    prompts = PromptSet()
+    session = Session.model_validate(
+        {**TRICKY, "conversation": [{"question": "Before?", "answer": "Earlier answer."}]}
+    )
+    counting, _ = judge(prompts).first_requests(session)
+    with pytest.raises(UnreadableRequest, match="does not match its template"):
+        RequestReader(prompts).read(counting)
+
+
 def test_it_cannot_sit_on_a_jury(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     sessions = write_sessions(tmp_path / "s.jsonl", [TRICKY])
     args = ["grade", str(sessions), "--out", str(tmp_path / "r.jsonl"), "--provider", "baseline"]

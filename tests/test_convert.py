@@ -431,9 +431,10 @@ def test_agent_log_fixtures_grade_by_replay_with_the_expected_citation_audit(
         "conv-heatpump-01": ["correct", "uncited", "correct", "uncited", "fabricated"],
         "anth-ev-01": ["correct", "uncited", "misattributed"],
         "oai-bees-01": ["correct", "misattributed", "correct", "fabricated"],
-        "resp-lfp-01": ["correct", "uncited", "fabricated", "fabricated"],
-        "3f1b2c9e-7a44-4d1e-9a0b-5c2e8d6f1a10": ["uncited", "fabricated", "uncited"],
-        "4bf92f3577b34da6a3ce929d0e0e4736": ["fabricated", "uncited", "uncited"],
+        # A url only in a tool's result list (news, search) resolves to that result.
+        "resp-lfp-01": ["correct", "uncited", "correct", "fabricated"],
+        "3f1b2c9e-7a44-4d1e-9a0b-5c2e8d6f1a10": ["uncited", "correct", "uncited"],
+        "4bf92f3577b34da6a3ce929d0e0e4736": ["correct", "uncited", "uncited"],
     }
     # Without the store the offloaded result cannot be read: that session errors, naming it.
     out2 = tmp_path / "no-store.jsonl"

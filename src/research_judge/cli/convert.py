@@ -43,6 +43,10 @@ formats:
   auto         (or no FORMAT) each file in the format it looks like; a file no format
                reads is one line saying what it looks like
 
+A chat record with several answered user turns becomes one session per turn (id
+RECORD#N; the earlier turns go with it as conversation context for the judge); a record
+with one turn keeps its id. --last-turn keeps only each record's final turn.
+
 Bad records are named (file:line, or the trace id) and skipped; the rest are converted.
 The output is written to a temporary file and renamed into place; an input is never
 overwritten. Exit 0 when every record converted, 2 when any was bad.
@@ -78,6 +82,12 @@ def register(subparsers: Any) -> None:
         help="a tool result matching REGEX in full is a stub for offloaded text: its named group "
         "'ref' becomes the reference's content_ref, read at grading time by grade --store",
     )
+    p.add_argument(
+        "--last-turn",
+        action="store_true",
+        help="of a conversation with several answered user turns, keep only the final turn "
+        "(its id stays RECORD#N; the earlier turns are still its context)",
+    )
     p.add_argument("--quiet", action="store_true", help="print no summary line")
     add_force_flag(p)
     add_config_flag(p)
@@ -94,22 +104,27 @@ def run_convert(args: argparse.Namespace) -> int:
         # A record's text (a tool's function name, an id) is in the message: one inert line.
         print(f"research-judge convert: {inline(exc)}", file=sys.stderr)
 
+    def note(exc: InputFileError) -> None:
+        print(f"research-judge convert: note: {inline(exc)}", file=sys.stderr)
+
+    hooks: dict[str, Any] = {"on_error": report, "on_note": note, "force": args.force}
+
     fmt, inputs = _format_and_inputs(args.inputs)
-    options = ConvertOptions(stub_pattern=compile_stub_pattern(args.stub_pattern))
+    options = ConvertOptions(
+        stub_pattern=compile_stub_pattern(args.stub_pattern), last_turn=args.last_turn
+    )
     if inputs.count(STDIN) > 1:
         raise ConfigError("'-' (standard input) can be given once")
     if STDIN in inputs:
         with spooled_stdin("stdin.log") as path:
             spooled: list[str | Path] = [str(path) if i == STDIN else i for i in inputs]
-            stats = convert_files(
-                fmt, spooled, args.out, options, on_error=report, force=args.force
-            )
+            stats = convert_files(fmt, spooled, args.out, options, **hooks)
     else:
-        stats = convert_files(
-            fmt, list(inputs), args.out, options, on_error=report, force=args.force
-        )
+        stats = convert_files(fmt, list(inputs), args.out, options, **hooks)
     if not args.quiet:
         bad = f"; {len(stats.errors)} bad record(s) skipped (listed above)" if stats.errors else ""
+        if stats.notes:
+            bad += f"; {len(stats.notes)} unanswered turn(s) not converted (noted above)"
         print(
             f"converted {stats.sessions} session(s) to {args.out}: {stats.references} "
             f"reference(s), {stats.offloaded} offloaded (content_ref), "

@@ -108,7 +108,8 @@ class EvidenceChecker:
     def __init__(self, session: Session) -> None:
         self._answer = _Text(session.answer)
         self._refs = {
-            ref.id: _Text("\n".join(filter(None, (ref.title, ref.content))))
+            # A provider's excerpts are shown with the reference, so a quote from them counts.
+            ref.id: _Text("\n".join(filter(None, (ref.title, ref.content, *ref.excerpt_texts))))
             for ref in session.trajectory
         }
         self._everything = [self._answer, _Text(session.question), *self._refs.values()]

@@ -48,7 +48,7 @@ from .evidence import CheckedVerdict, EvidenceChecker
 from .markers import marker_nonce
 from .planning import Planner, Unplannable, reference_variables
 from .policy import VerdictPolicy
-from .prompts import PromptSet
+from .prompts import PromptSet, session_variables
 from .record import (
     AnswerStats,
     CriterionScore,
@@ -168,12 +168,8 @@ class Judge:
     def first_requests(self, session: Session) -> tuple[JudgeRequest, JudgeRequest]:
         """The two opening requests for a session (also what ``--dry-run`` estimates)."""
         nonce = marker_nonce(session, extra_keys=not self.prompts.shipped)
-        variables: dict[str, Any] = {
-            "nonce": nonce,
-            "question": session.question,
-            "answer": session.answer,
-            "references": [reference_variables(ref) for ref in session.trajectory],
-        }
+        references = [reference_variables(ref) for ref in session.trajectory]
+        variables = session_variables(session, nonce, references)
         s = self.settings
 
         def request(

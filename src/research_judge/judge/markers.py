@@ -2,7 +2,8 @@
 
 Session text is data between markers such as ``<<answer NONCE>> ... <</answer NONCE>>``. The
 nonce is a hash of everything the templates are given of the session (question, answer, and each
-reference with all its keys, extra ones included, since a ``--prompts`` template may print them),
+reference with all its keys, extra ones included, since a ``--prompts`` template may print them,
+and the earlier turns of a conversation),
 so text cannot know the marker that will surround it. Should the text contain the nonce anyway,
 another is derived until none of the text contains it.
 """
@@ -26,12 +27,17 @@ def marker_nonce(session: Session, *, extra_keys: bool) -> str:
     parts = [session.question, session.answer]
     for ref in session.trajectory:
         parts += [ref.id, ref.title or "", ref.url or "", ref.content]
+        # Only when there are some, so a reference without excerpts keeps its nonce.
+        parts += [f"{e.kind}:{e.text}" for e in ref.excerpts]
         if extra_keys and ref.model_extra:
             # Only then, so the nonce under the shipped templates (and with it every recording
             # keyed on their prompts) is what it always was. The shipped templates do print a
             # reference's tool call (its ``tool`` and ``args``); the seed leaves them out, which
             # is safe: ``choose_nonce`` checks every string of the reference, extras included.
             parts.append(canonical_json(ref.model_extra))
+    for turn in session.conversation:
+        # Only when there is one, so a session without earlier turns keeps its nonce.
+        parts += [turn.question, turn.answer]
     for part in parts:
         digest.update(part.encode("utf-8", "surrogatepass"))
         digest.update(b"\0")
@@ -52,6 +58,9 @@ def choose_nonce(texts: Iterable[str], seed: str) -> str:
 def _texts(session: Session) -> Iterator[str]:
     yield session.question
     yield session.answer
+    for turn in session.conversation:
+        yield turn.question
+        yield turn.answer
     for ref in session.trajectory:
         yield from _strings(ref.model_dump())
 

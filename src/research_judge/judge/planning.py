@@ -43,7 +43,7 @@ from ..cost.windows import MIN_CONTEXT_WINDOW, ModelLimits
 from ..errors import ResearchJudgeError
 from ..sessions.model import Reference, Session
 from .markers import marker_nonce
-from .prompts import PromptPair, PromptSet
+from .prompts import PromptPair, PromptSet, session_variables
 from .settings import MIN_SCORING_TOKENS
 from .verdicts import COUNTING_SCHEMA, SCORE_NAMES
 
@@ -565,12 +565,8 @@ class Planner:
         claims: tuple[Claim, ...] | None,
     ) -> str:
         nonce = marker_nonce(session, extra_keys=not self.prompts.shipped)
-        variables: dict[str, Any] = {
-            "nonce": nonce,
-            "question": session.question,
-            "answer": session.answer,
-            "references": [p.variables(session.trajectory[p.index]) for p in pieces],
-        }
+        references = [p.variables(session.trajectory[p.index]) for p in pieces]
+        variables = session_variables(session, nonce, references)
         if claims is not None:
             # Claim text is the judge's copy of the answer; it must not be able to close a marker.
             variables["claims"] = [

@@ -16,11 +16,26 @@ from typing import Any
 import jinja2
 
 from ..errors import ConfigError
+from ..sessions.model import Session
 
 CALLS = ("counting", "scoring")
 PACK_CALL = "counting_pack"
 """The follow-up counting call of a session split across calls (``judge.counting``). Optional in
 a user's prompts folder until a session needs it."""
+
+
+def session_variables(
+    session: Session, nonce: str, references: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """What a user template is given of a session (beside ``claims`` for a pack call)."""
+    return {
+        "nonce": nonce,
+        "question": session.question,
+        "answer": session.answer,
+        "references": references,
+        # The earlier turns of a conversation ({question, answer} each), oldest first.
+        "conversation": [turn.model_dump() for turn in session.conversation],
+    }
 
 
 def default_prompts_dir() -> Path:

@@ -48,6 +48,7 @@ class ShownReference:
             "title": self.title,
             "url": self.url,
             "tool_call": self.tool_call,
+            "excerpts": [],
         }
 
 
@@ -232,6 +233,9 @@ class RequestReader:
             "question": shown.question,
             "answer": shown.answer,
             "references": [r.variables() for r in shown.references],
+            # Not read back: a request showing earlier turns or excerpts does not render the
+            # same without them, and is refused as unreadable by the check in ``_read``.
+            "conversation": [],
         }
         if shown.claims is not None:
             variables["claims"] = [
@@ -258,9 +262,11 @@ def _placeholders(k: int, fields: tuple[bool, bool, bool] | None, claims: int) -
                 "title": _slot(f"title{i}") if title else None,
                 "url": _slot(f"url{i}") if url else None,
                 "tool_call": _slot(f"tool{i}") if tool else None,
+                "excerpts": [],
             }
             for i in range(k)
         ],
+        "conversation": [],
         "claims": [{"id": f"c{n + 1}", "text": _slot(f"claim{n}")} for n in range(claims)],
     }
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -30,6 +30,21 @@ from .citations import AnswerCitation
 TOOL_CALL_CHARS = 500
 
 
+class Excerpt(BaseModel):
+    """A passage a provider's citation ties to a reference, shown to the judge with it.
+
+    ``quoted``: text the provider quoted from the source (Anthropic ``cited_text``), often all
+    the judge can read of a page whose content is encrypted. ``attributed``: a passage of the
+    answer that the provider attributes to the source (an OpenAI ``url_citation`` span), the
+    provider's word that the page says it, not the page's own text.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    text: str
+    kind: Literal["quoted", "attributed"] = "quoted"
+
+
 class Reference(BaseModel):
     """One thing the agent pulled. Its text is ``content``, or, for a tool result the agent
     offloaded to storage, ``content_ref`` (a key or URI) read at grading time (``grade --store``).
@@ -42,6 +57,7 @@ class Reference(BaseModel):
     content_ref: str | None = Field(default=None, min_length=1)
     title: str | None = None
     url: str | None = None
+    excerpts: list[Excerpt] = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod
@@ -53,6 +69,10 @@ class Reference(BaseModel):
                 raise ValueError("has both content and content_ref; give one")
             return {**value, "content": ""}
         return value
+
+    @property
+    def excerpt_texts(self) -> list[str]:
+        return [excerpt.text for excerpt in self.excerpts]
 
     @property
     def tool_call(self) -> str | None:
@@ -79,6 +99,15 @@ class Reference(BaseModel):
         return self.content_ref is not None
 
 
+class EarlierTurn(BaseModel):
+    """One earlier turn of the conversation a session's question continues."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    question: str
+    answer: str
+
+
 class Session(BaseModel):
     model_config = ConfigDict(extra="allow", frozen=True)
 
@@ -89,6 +118,9 @@ class Session(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     # Provider citation annotations on the answer, carried over by ``convert``.
     citations: list[AnswerCitation] = Field(default_factory=list)
+    # The earlier turns of a conversation, oldest first: the question may only make sense in
+    # their light ("how about Mexico City?"), so the judge is shown them as context.
+    conversation: list[EarlierTurn] = Field(default_factory=list)
 
     @field_validator("metadata", mode="before")
     @classmethod

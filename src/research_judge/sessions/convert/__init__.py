@@ -21,7 +21,9 @@ from ..model import Session
 from . import anthropic, claude_agent, openai_chat, openai_responses, openinference, otel
 from ._common import (
     SHAPE_ERRORS,
+    Converted,
     ConvertOptions,
+    Note,
     RecordError,
     SessionDict,
     compile_stub_pattern,
@@ -55,7 +57,10 @@ _TRACE_CONVERTERS: dict[str, Callable[[Trace, ConvertOptions], SessionDict]] = {
     otel.NAME: otel.convert_trace,
     openinference.NAME: openinference.convert_trace,
 }
-_JSONL_CONVERTERS: dict[str, Callable[[dict[str, Any], ConvertOptions], SessionDict]] = {
+# Chat formats: one JSONL record; a conversation is one session per answered turn (``_turns``).
+_JSONL_CONVERTERS: dict[
+    str, Callable[[dict[str, Any], ConvertOptions], Converted | SessionDict]
+] = {
     openai_chat.NAME: openai_chat.convert_record,
     openai_responses.NAME: openai_responses.convert_record,
     anthropic.NAME: anthropic.convert_record,
@@ -75,6 +80,8 @@ class ConvertStats:
     citations: int = 0
     errors: list[InputFileError] = field(default_factory=list)
     formats: dict[str, str] = field(default_factory=dict)  # input -> the format that read it
+    # What of a good record became no session (an unanswered last turn), named like errors.
+    notes: list[InputFileError] = field(default_factory=list)
 
 
 def convert_files(
@@ -84,11 +91,13 @@ def convert_files(
     options: ConvertOptions | None = None,
     *,
     on_error: Callable[[InputFileError], None] | None = None,
+    on_note: Callable[[InputFileError], None] | None = None,
     force: bool = False,
 ) -> ConvertStats:
     """Convert every record of ``inputs`` (in order) into ``out``; bad records are collected in
     ``stats.errors`` (and passed to ``on_error`` as they are found, at most
-    ``ERRORS_SHOWN_PER_FILE`` per file, then one line counting the rest), never written.
+    ``ERRORS_SHOWN_PER_FILE`` per file, then one line counting the rest), never written; what
+    of a good record became no session is in ``stats.notes`` (and passed to ``on_note``).
 
     An existing ``out`` is replaced only when it is a sessions file (or ``force``).
 
@@ -110,6 +119,11 @@ def convert_files(
             for path in group:
                 stats.formats[str(path)] = group_fmt
             for item in _records(group_fmt, group, options):
+                if isinstance(item, Note):
+                    stats.notes.append(item.note)
+                    if on_note is not None:
+                        on_note(item.note)
+                    continue
                 checked = item if isinstance(item, InputFileError) else _checked(*item, seen)
                 if isinstance(checked, InputFileError):
                     report(checked)
@@ -185,7 +199,7 @@ _Converted = tuple[SessionDict, Path, int | None, str]
 
 def _records(
     fmt: str, paths: list[Path], options: ConvertOptions
-) -> Iterator[_Converted | InputFileError]:
+) -> Iterator[_Converted | InputFileError | Note]:
     if fmt in _TRACE_CONVERTERS:
         convert_trace = _TRACE_CONVERTERS[fmt]
         for trace in read_traces(paths):
@@ -212,11 +226,19 @@ def _records(
                 continue
             label = f"record {record['id']!r}: " if isinstance(record.get("id"), str) else ""
             try:
-                yield convert(record, options), path, number, label
+                converted = convert(record, options)
             except RecordError as exc:
                 yield InputFileError(path, f"{label}{exc}", number)
+                continue
             except SHAPE_ERRORS as exc:
                 yield InputFileError(path, label + unexpected(exc), number)
+                continue
+            if isinstance(converted, dict):  # a format that is not read turn by turn
+                converted = Converted([converted])
+            for note in converted.notes:
+                yield Note(InputFileError(path, f"{label}{note}", number))
+            for session in converted.sessions:
+                yield session, path, number, label
 
 
 def _checked(

@@ -3,7 +3,8 @@
 A converter for a chat format (a JSONL record, a Claude Agent SDK stream) walks its messages once
 and records, per user turn, the question, the answer, the references gathered while answering it
 and the provider citations on the answer. ``ChatLog`` collects them in order; the record's
-sessions are then built from its turns by the turn rule every chat format shares.
+sessions are then built from its turns by the turn rule every chat format shares
+(``_turns.turn_sessions``, one session per answered turn).
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._common import RecordError, SessionDict
-from .citations import record_session
+from ._common import Converted
+from ._turns import Answered, Asked, Event, Pulled, turn_sessions
 
 
 @dataclass
@@ -46,23 +47,16 @@ class ChatLog:
         turn = self.turns[-1]
         turn.answer, turn.citations = text, list(citations or [])
 
-    def answered_turns(self) -> list[Turn]:
-        """The turns that have an answer; a log with none is an error naming what it lacks."""
-        if not self.turns:
-            raise RecordError("no user message with text (the question)")
-        if self._early:
-            self.turns[-1].references.extend(self._early)
-        done = [t for t in self.turns if t.answer is not None and t.answer.strip()]
-        if not done:
-            raise RecordError("no assistant message with text (the answer)")
-        return done
 
-
-def log_session(record: Mapping[str, Any], session_id: str, log: ChatLog) -> SessionDict:
-    """The record as one session: the first question, the last answer and every reference."""
-    turns = log.answered_turns()
-    refs = [r for t in log.turns for r in t.references]
-    last = turns[-1]
-    return record_session(
-        record, session_id, log.turns[0].question, last.answer or "", refs, last.citations
-    )
+def log_sessions(
+    record: Mapping[str, Any], session_id: str, log: ChatLog, *, last_turn: bool = False
+) -> Converted:
+    """The record's sessions by the turn rule every chat format shares (``_turns``): one per
+    answered turn, the earlier turns as its conversation."""
+    events: list[Event] = []
+    for turn in log.turns:
+        events.append(Asked(turn.question, turn.where))
+        events.extend(Pulled(ref) for ref in turn.references)
+        if turn.answer is not None:
+            events.append(Answered(turn.answer, tuple(turn.citations)))
+    return turn_sessions(record, session_id, events, last_turn=last_turn)

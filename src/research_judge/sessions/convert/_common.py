@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,24 @@ class ConvertOptions:
     # A tool result matching this pattern in full is a stub for text kept in storage; its named
     # group ``ref`` becomes the reference's ``content_ref`` (read by ``grade --store``).
     stub_pattern: re.Pattern[str] | None = None
+    # A conversation of several answered turns: keep only its final turn (``--last-turn``).
+    last_turn: bool = False
+
+
+@dataclass
+class Converted:
+    """What one record became: its sessions (one per answered turn for a conversation) and
+    notes on what of it became no session (a trailing question without an answer)."""
+
+    sessions: list[SessionDict]
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Note:
+    """What of a good record became no session, named like an error (``file:line: ...``)."""
+
+    note: InputFileError
 
 
 def compile_stub_pattern(text: str | None) -> re.Pattern[str] | None:

@@ -1,7 +1,8 @@
 """``anthropic``: JSONL of ``{"id", "system"?, "messages", "metadata"?}`` with Messages API blocks.
 
-Question: the first user text. Answer: the text blocks of the last assistant message that has
-text, joined. References, in order, one per tool call id:
+Each answered user turn is a session (``_turns``): question, the turn's user text (a user
+message returning tool results continues the turn); answer, the text blocks of the turn's last
+assistant message that has text, joined. References of the turn, in order, one per tool call id:
 - ``tool_result`` blocks (string content, or text, ``search_result`` and text ``document``
   blocks; images and other blocks are named in ``unreadable``), titled by the ``tool_use``;
 - ``web_fetch_tool_result``: the fetched document's text, url and title;
@@ -20,9 +21,9 @@ from __future__ import annotations
 from typing import Any
 
 from ._common import (
+    Converted,
     ConvertOptions,
     RecordError,
-    SessionDict,
     ToolCalls,
     as_text,
     call_title,
@@ -31,48 +32,48 @@ from ._common import (
     require,
     url_argument,
 )
-from .citations import record_session
+from ._turns import Answered, Asked, Event, Pulled, turn_sessions
 
 NAME = "anthropic"
 
 
-def convert_record(record: dict[str, Any], options: ConvertOptions) -> SessionDict:
+def convert_record(record: dict[str, Any], options: ConvertOptions) -> Converted:
     session_id = require(record, "id", str)
     messages = require(record, "messages", list)
     calls = ToolCalls("tool_use", "result block with tool_use_id")
-    question: str | None = None
-    answer: tuple[str, list[dict[str, Any]]] | None = None
-    trajectory: list[dict[str, Any]] = []
+    events: list[Event] = []
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
             raise RecordError(f"messages[{index}] is not an object")
         blocks = _blocks(message.get("content"), index)
         role = message.get("role")
-        text = "".join(
-            part_text(b, f"messages[{index}]") for b in blocks if b.get("type") == "text"
-        )
-        if role == "user" and question is None and text.strip():
-            question = text
-        if role == "assistant" and text.strip():
-            answer = _answer(blocks)
+        results = 0
         for block in blocks:
             kind = block.get("type")
-            if kind in _CALLS and isinstance(block.get("id"), str):
+            if kind in _CALLS:
+                if not isinstance(block.get("id"), str):
+                    continue  # a call without an id cannot be answered; nothing to track
                 calls.asked(block["id"], index, block.get("name"), block.get("input"))
-            elif isinstance(kind, str) and kind.endswith("tool_result"):
+            elif isinstance(kind, str) and _is_tool_block(kind):
                 call_id = block.get("tool_use_id")
                 if not isinstance(call_id, str) or not call_id:
                     raise RecordError(f"messages[{index}]: {kind} block without a tool_use_id")
                 tool, args = calls.answered(call_id)
                 build = _RESULTS.get(kind, _tool_result)
-                trajectory.append(build(call_id, block, tool, args, options))
+                events.append(Pulled(build(call_id, block, tool, args, options)))
+                results += 1
+        if role == "user" and not results:
+            # A user message that returns tool results continues the turn; any other user
+            # text asks a new question.
+            text = "".join(
+                part_text(b, f"messages[{index}]") for b in blocks if b.get("type") == "text"
+            )
+            events.append(Asked(text, f"messages[{index}]"))
+        elif role == "assistant":
+            text, citations = _answer(blocks, f"messages[{index}]")
+            events.append(Answered(text, tuple(citations)))
     calls.check_all_answered()
-    if question is None:
-        raise RecordError("no user message with text (the question)")
-    if answer is None:
-        raise RecordError("no assistant message with text (the answer)")
-    text, raw_citations = answer
-    return record_session(record, session_id, question, text, trajectory, raw_citations)
+    return turn_sessions(record, session_id, events, last_turn=options.last_turn)
 
 
 def _blocks(content: Any, index: int) -> list[dict[str, Any]]:
@@ -83,13 +84,16 @@ def _blocks(content: Any, index: int) -> list[dict[str, Any]]:
     raise RecordError(f"messages[{index}].content must be a string or a list of blocks")
 
 
-def _answer(blocks: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
-    """The answer text and its citations, each located on the span of its text block."""
+def _answer(blocks: list[dict[str, Any]], where: str) -> tuple[str, list[dict[str, Any]]]:
+    """The text after the message's last tool block (what came before it, "I'll search for
+    that", was said while still researching), and its citations, each located on the span of
+    its text block."""
+    tool_blocks = [i for i, b in enumerate(blocks) if _is_tool_block(b.get("type"))]
     text, citations = "", []
-    for block in blocks:
+    for block in blocks[tool_blocks[-1] + 1 :] if tool_blocks else blocks:
         if block.get("type") != "text":
             continue
-        piece = str(block.get("text", ""))
+        piece = part_text(block, where)
         for cite in block.get("citations") or []:
             if isinstance(cite, dict):
                 citations.append(_citation(cite, len(text), len(text) + len(piece)))
@@ -260,6 +264,13 @@ def _object(value: Any, call_id: str, what: str) -> dict[str, Any]:
 
 
 _CALLS = ("tool_use", "server_tool_use", "mcp_tool_use")
+
+
+def _is_tool_block(kind: Any) -> bool:
+    """A tool call or a tool's result block (``tool_result``, ``web_search_tool_result``...)."""
+    return kind in _CALLS or (isinstance(kind, str) and kind.endswith("tool_result"))
+
+
 # Result blocks read their own way; any other ``*tool_result`` block is read as ``tool_result``.
 _RESULTS = {
     "tool_result": _tool_result,

@@ -31,10 +31,12 @@ from pydantic import TypeAdapter, ValidationError
 
 from ..._validation import describe_validation_error
 from ...errors import InputFileError
-from ._chat import ChatLog, log_session
+from ._chat import ChatLog, log_sessions
 from ._common import (
     SHAPE_ERRORS,
+    Converted,
     ConvertOptions,
+    Note,
     RecordError,
     SessionDict,
     ToolCalls,
@@ -64,7 +66,7 @@ class _Stream:
 
 def read_sessions(
     paths: list[Path], options: ConvertOptions
-) -> Iterator[tuple[SessionDict, Path, int | None, str] | InputFileError]:
+) -> Iterator[tuple[SessionDict, Path, int | None, str] | InputFileError | Note]:
     """Every session of the files (in order of first appearance) or the error naming it."""
     streams: dict[str, _Stream] = {}
     for path in paths:
@@ -95,14 +97,17 @@ def read_sessions(
             yield InputFileError(stream.path, f"{message} ({stream.broken})")
             continue
         try:
-            session = _convert(stream, options)
+            converted = _convert(stream, options)
         except RecordError as exc:
             yield InputFileError(stream.path, f"{label}{exc}")
             continue
         except SHAPE_ERRORS as exc:
             yield InputFileError(stream.path, label + unexpected(exc))
             continue
-        yield session, stream.path, None, label
+        for note in converted.notes:
+            yield Note(InputFileError(stream.path, f"{label}{note}"))
+        for session in converted.sessions:
+            yield session, stream.path, None, label
 
 
 def _check(data: dict[str, Any]) -> str | None:
@@ -235,7 +240,7 @@ class _Walk:
             self.log.answered(self.result)
 
 
-def _convert(stream: _Stream, options: ConvertOptions) -> SessionDict:
+def _convert(stream: _Stream, options: ConvertOptions) -> Converted:
     walk = _Walk(options)
     for _, line in stream.lines:
         walk.line(line.number, line.data)
@@ -251,7 +256,9 @@ def _convert(stream: _Stream, options: ConvertOptions) -> SessionDict:
     sub_agents = list(dict.fromkeys(walk.spawned.values()))
     if sub_agents:
         meta["sub_agents"] = sub_agents
-    return log_session({"metadata": meta}, stream.session_id, walk.log)
+    return log_sessions(
+        {"metadata": meta}, stream.session_id, walk.log, last_turn=options.last_turn
+    )
 
 
 def _blocks(content: Any) -> list[dict[str, Any]]:

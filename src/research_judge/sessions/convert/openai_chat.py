@@ -1,7 +1,8 @@
 """``openai-chat``: JSONL of ``{"id", "messages", "metadata"?}`` with Chat Completions messages.
 
-Question: the first user message's text. Answer: the last assistant message that has text.
-References: every ``tool`` message, in order, id = its ``tool_call_id``; the calling tool's name
+Each answered user turn is a session (``_turns``): question, the turn's user text; answer, its
+last assistant message that has text; references, the ``tool`` messages of the turn, in order,
+id = their ``tool_call_id``; the calling tool's name
 and arguments (from the assistant's ``tool_calls``) give the title and provenance, and a ``url``
 argument the reference's url. Legacy function calling (an assistant ``function_call``, answered
 by the next ``role: "function"`` message) is read the same way; having no call id, such a result
@@ -15,9 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from ._common import (
+    Converted,
     ConvertOptions,
     RecordError,
-    SessionDict,
     ToolCalls,
     call_title,
     parse_arguments,
@@ -26,27 +27,23 @@ from ._common import (
     require,
     url_argument,
 )
-from .citations import record_session
+from ._turns import Answered, Asked, Event, Pulled, turn_sessions
 
 NAME = "openai-chat"
 
 
-def convert_record(record: dict[str, Any], options: ConvertOptions) -> SessionDict:
+def convert_record(record: dict[str, Any], options: ConvertOptions) -> Converted:
     session_id = require(record, "id", str)
     messages = require(record, "messages", list)
     calls = ToolCalls("tool call", "tool message with tool_call_id")
     legacy: tuple[int, str | None, Any] | None = None  # a function_call awaiting its result
-    question: str | None = None
-    answer: str | None = None
-    annotations: list[Any] = []
-    answer_index = 0
-    trajectory: list[dict[str, Any]] = []
+    events: list[Event] = []
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
             raise RecordError(f"messages[{index}] is not an object")
         role = message.get("role")
-        if role == "user" and question is None:
-            question = _text(message.get("content"), index) or None
+        if role == "user":
+            events.append(Asked(_text(message.get("content"), index), f"messages[{index}]"))
         elif role == "assistant":
             for call in message.get("tool_calls") or []:
                 if isinstance(call, dict) and isinstance(call.get("id"), str):
@@ -63,27 +60,24 @@ def convert_record(record: dict[str, Any], options: ConvertOptions) -> SessionDi
                 legacy = (index, *_function_call(message["function_call"], index))
             text = _text(message.get("content"), index)
             if text:
-                answer, annotations = text, list(message.get("annotations") or [])
-                answer_index = index
+                notes = message.get("annotations") or []
+                raw = tuple(_url_citation(a, text, index) for a in notes if _is_url_citation(a))
+                events.append(Answered(text, raw))
         elif role == "tool":
             call_id = message.get("tool_call_id")
             if not isinstance(call_id, str) or not call_id:
                 raise RecordError(f"messages[{index}]: tool message without a tool_call_id")
             tool, args = calls.answered(call_id)
-            trajectory.append(_result(call_id, tool, args, message, index, options))
+            events.append(Pulled(_result(call_id, tool, args, message, index, options)))
         elif role == "function":
             name = message.get("name")
             tool, args = (legacy[1], legacy[2]) if legacy else (_str(name), None)
             legacy = None
-            trajectory.append(_result(f"function-{index}", tool, args, message, index, options))
+            ref = _result(f"function-{index}", tool, args, message, index, options)
+            events.append(Pulled(ref))
     calls.check_all_answered()
     _check_answered(legacy)
-    if question is None:
-        raise RecordError("no user message with text (the question)")
-    if answer is None:
-        raise RecordError("no assistant message with text (the answer)")
-    raw = [_url_citation(a, answer, answer_index) for a in annotations if _is_url_citation(a)]
-    return record_session(record, session_id, question, answer, trajectory, raw)
+    return turn_sessions(record, session_id, events, last_turn=options.last_turn)
 
 
 def _result(
@@ -160,4 +154,5 @@ def _url_citation(annotation: dict[str, Any], answer: str, index: int) -> dict[s
         "end": end if span else None,
         "url": body.get("url"),
         "title": body.get("title"),
+        "kind": "url_citation",
     }

@@ -32,11 +32,11 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..._validation import describe_validation_error
-from ._chat import ChatLog, log_session
+from ._chat import ChatLog, log_sessions
 from ._common import (
+    Converted,
     ConvertOptions,
     RecordError,
-    SessionDict,
     ToolCalls,
     as_text,
     call_title,
@@ -52,13 +52,13 @@ _OUTPUT_PARTS = ("output_text", "refusal")
 _NOT_PULLED = frozenset({"reasoning", "item_reference", "compaction", "image_generation_call"})
 
 
-def convert_record(record: dict[str, Any], options: ConvertOptions) -> SessionDict:
+def convert_record(record: dict[str, Any], options: ConvertOptions) -> Converted:
     session_id = require(record, "id", str)
     reader = _Reader(options)
     for where, item in _items(record):
         reader.read(where, item)
     reader.calls.check_all_answered()
-    return log_session(record, session_id, reader.log)
+    return log_sessions(record, session_id, reader.log, last_turn=options.last_turn)
 
 
 def _items(record: dict[str, Any]) -> list[tuple[str, BaseModel]]:
@@ -272,6 +272,8 @@ def _output_text(item: Any) -> tuple[str, list[dict[str, Any]]]:
                     "end": len(text) + note.end_index if ok else None,
                     "url": note.url,
                     "title": note.title,
+                    # Its span becomes an "attributed" excerpt of the reference it resolves to.
+                    "kind": "url_citation",
                 }
             )
         text += piece
