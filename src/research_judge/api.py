@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     import pandas
 
     from .compare import Comparison
+    from .results.rows import ResultsRun
     from .validate import Labels, ValidationReport
 
 PathLike: TypeAlias = str | os.PathLike[str]
@@ -248,7 +249,7 @@ def validate(
     from .validate import validate_run
 
     return validate_run(
-        _results(results),
+        _run(results),
         _labels(labels),
         seed=seed,
         n_boot=n_boot,
@@ -272,11 +273,11 @@ def compare(
     from .compare import compare_runs
 
     return compare_runs(
-        _results(baseline),
-        _results(current),
+        _run(baseline),
+        _run(current),
         threshold=threshold,
         critical_threshold=critical_threshold,
-        rejudged=None if rejudged is None else _results(rejudged),
+        rejudged=None if rejudged is None else _run(rejudged),
     )
 
 
@@ -295,12 +296,12 @@ def write_report(
     from .report import write_report as write
 
     write(
-        _results(results),
+        _run(results),
         html=None if html is None else Path(html),
         md=None if md is None else Path(md),
         labels=None if labels is None else _labels(labels),
-        baseline=None if baseline is None else _results(baseline),
-        rejudged=None if rejudged is None else _results(rejudged),
+        baseline=None if baseline is None else _run(baseline),
+        rejudged=None if rejudged is None else _run(rejudged),
         worst=worst,
         threshold=threshold,
     )
@@ -363,6 +364,15 @@ def _in_memory_sessions(
 
 def _path(path: PathLike | None) -> Path | None:
     return None if path is None else Path(path)
+
+
+def _run(results: ResultsInput) -> ResultsRun | Sequence[Result]:
+    """A results file as rows (the verbs' own slim reading), or the results given in memory."""
+    if isinstance(results, str | os.PathLike):
+        from .results.rows import ResultsRun
+
+        return ResultsRun.load(Path(results))
+    return _results(results)
 
 
 def _results(results: ResultsInput) -> Sequence[Result]:

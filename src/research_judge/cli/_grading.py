@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
+from collections.abc import Callable, Iterator
 from dataclasses import fields
 from typing import TextIO
 
@@ -45,8 +47,10 @@ from ..judge.build import build_judge
 from ..judge.grader import Judge, JudgeSettings
 from ..judge.policy import VerdictPolicy, load_policy
 from ..results.model import Result, iter_results
+from ..results.rows import ResultRow, iter_rows
 from ..results.summary import Summary, format_summary, summarize
 from ..safety import check_distinct, check_finite, check_output_target
+from ..sessions.shards import parse_shard
 from ..sessions.store import open_store, resolve_session
 from ._batch import (
     BatchProgress,
@@ -93,9 +97,19 @@ def check_args(args: argparse.Namespace, settings: ClientSettings) -> None:
             ("--config", args.config),
             ("--prices", args.prices),
         ],
-        [("--out", args.out), ("--record", args.record), ("--junit", args.junit)],
+        [
+            ("--out", args.out),
+            ("--record", args.record),
+            ("--junit", args.junit),
+            ("--parquet", args.parquet),
+        ],
     )
     check_output_target("--out", args.out)
+    if args.parquet is not None:
+        from ..results.parquet import _pyarrow, check_parquet_targets
+
+        _pyarrow()  # missing pyarrow is said before any call is paid for
+        check_parquet_targets(args.parquet, force=args.force)
     if args.record and str(args.record).endswith(".jsonl"):
         check_output_target("--record", args.record)
 
@@ -162,7 +176,12 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     settings = client_settings(args)  # checks the chain's flags, even for a dry run
     args.model = settings.model  # the baseline judge names its own
     check_args(args, settings)
-    selection = Selection(where=parse_where(args.where), sample=args.sample, seed=args.seed)
+    selection = Selection(
+        where=parse_where(args.where),
+        sample=args.sample,
+        seed=args.seed,
+        shard=None if args.shard is None else parse_shard(args.shard),
+    )
     batch = bool(getattr(args, "batch", False))
     prices = baseline_priced(PriceTable.load(args.prices), settings)
     if batch:
@@ -239,13 +258,12 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
                 file=err,
             )
             reason = f"provider down: {exc}; rerun the same command to resume"
-            covered = _covered(args.out, stats.order)
             if args.json:
-                summary = summarize(covered)
+                summary = summarize(_covered_rows(args.out, stats.order))
                 print(json.dumps(_payload(summary, stats, live(), reason), indent=2), file=out)
             emit_grade_ci(
                 args,
-                covered,
+                _covered_loader(args.out, stats.order),
                 stats.input_errors,
                 stopped=stats.stopped,
                 stop_message=reason,
@@ -259,8 +277,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     finally:
         await client.aclose()
 
-    covered = _covered(args.out, stats.order)
-    summary = summarize(covered)
+    summary = summarize(_covered_rows(args.out, stats.order))
     cost = f"${stats.cost_usd:.4f}" if stats.cost_known else "unknown (no price for the model)"
     run_line = (
         f"this run: graded {stats.graded} (reused {stats.reused} from {args.out}), "
@@ -290,7 +307,18 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             print(f"resumed: repaired the unfinished last line of {args.out}", file=out)
         if batch and (counters := batch_counters(client)) is not None:
             print(batch_summary(counters, args.out), file=out)
-    emit_grade_ci(args, covered, stats.input_errors, stopped=stats.stopped)
+    if args.parquet is not None:
+        from ..results.parquet import export_parquet
+
+        done = export_parquet(args.out, args.parquet)
+        print(
+            f"wrote {done.sessions_path} ({done.sessions} sessions) and {done.verdicts_path} "
+            f"({done.verdicts} verdicts)",
+            file=err,
+        )
+    emit_grade_ci(
+        args, _covered_loader(args.out, stats.order), stats.input_errors, stopped=stats.stopped
+    )
     if stats.stopped == "budget":
         left = stats.not_sent
         print(
@@ -334,16 +362,29 @@ def _payload(
     }
 
 
-def _covered(path: str, order: list[str]) -> list[Result]:
-    """The results ``--out`` holds for the sessions this run covered (graded now or reused): read
-    once, for the summary, ``--json`` and the CI outputs alike."""
+def _covered_rows(path: str, order: list[str]) -> Iterator[ResultRow]:
+    """The rows ``--out`` holds for the sessions this run covered (graded now or reused), as a
+    stream: the summary and ``--json`` fold over it, so memory stays flat at any size."""
     selected = set(order)
     # A --max-cost below one session's estimate stops before the file is even created.
-    return [
-        r
-        for r in iter_results(path, missing_ok=True)
-        if not isinstance(r, InputFileError) and r.session_id in selected
-    ]
+    for r in iter_rows(path, missing_ok=True):
+        if not isinstance(r, InputFileError) and r.session_id in selected:
+            yield r
+
+
+def _covered_loader(path: str, order: list[str]) -> Callable[[], list[Result]]:
+    """The covered results in full, read when a CI output asks for them (once)."""
+
+    @functools.cache
+    def load() -> list[Result]:
+        selected = set(order)
+        return [
+            r
+            for r in iter_results(path, missing_ok=True)
+            if not isinstance(r, InputFileError) and r.session_id in selected
+        ]
+
+    return load
 
 
 def _count_lines(path: str) -> int | None:

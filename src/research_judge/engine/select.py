@@ -1,4 +1,4 @@
-"""Which sessions a run grades: all, those whose metadata match, or a seeded sample.
+"""Which sessions a run grades: all, those whose metadata match, a seeded sample, or a shard.
 
 The sample is chosen by hashing (seed, session id) and keeping the N smallest hashes: it does not
 depend on line order, and a file that grows keeps most of the same sample, so a cheap layer run on
@@ -25,12 +25,19 @@ class Selection:
     where: Mapping[str, str] = field(default_factory=dict)
     sample: int | None = None
     seed: int = 0
+    shard: tuple[int, int] | None = None  # (I, N): only the sessions of shard I of N
 
     def __post_init__(self) -> None:
         if self.sample is not None and self.sample < 1:
             raise ConfigError(f"--sample must be at least 1, got {self.sample}")
 
     def matches(self, session: Session) -> bool:
+        if self.shard is not None:
+            # Imported here: `grade --help` reads Selection's defaults; sessions/ is pydantic.
+            from ..sessions.shards import shard_of
+
+            if shard_of(session.id, self.shard[1]) != self.shard[0]:
+                return False
         return all(str(session.metadata.get(k)) == v for k, v in self.where.items())
 
     def sample_key(self, session_id: str) -> bytes:
