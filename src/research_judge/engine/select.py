@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import heapq
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -68,6 +68,17 @@ def sampled_ids(path: Path, selection: Selection) -> set[str] | None:
     )
     # nsmallest keeps a heap of N, so memory stays bounded by the sample, not the file.
     return {sid for _, sid in heapq.nsmallest(selection.sample, keyed)}
+
+
+def selected(sessions: Sequence[Session], selection: Selection) -> list[Session]:
+    """The sessions of a list a run grades, in order: what ``selected_sessions`` keeps of a
+    file holding them (the same matches, the same sample for a seed)."""
+    matching = [s for s in sessions if selection.matches(s)]
+    if selection.sample is None:
+        return matching
+    keyed = ((selection.sample_key(s.id), s.id) for s in matching)
+    keep = {sid for _, sid in heapq.nsmallest(selection.sample, keyed)}
+    return [s for s in matching if s.id in keep]
 
 
 def selected_sessions(path: str | Path, selection: Selection) -> Iterator[Session | InputFileError]:
