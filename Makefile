@@ -4,8 +4,8 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: test lint typecheck pytest demo bench bench-long bench-validity fit-baseline clean test-local \
-  clean-local test-sdk-types
+.PHONY: test lint typecheck pytest demo bench bench-long bench-scale bench-validity fit-baseline \
+  clean test-local clean-local test-sdk-types
 
 # The opt-in local lane (not part of `make test`): llama.cpp's Python server with a 135M model.
 # llama-cpp-python ships only as an sdist: its wheel is built once (minutes, niced) and cached
@@ -55,6 +55,11 @@ bench: $(STAMP)
 
 bench-long: $(STAMP)
 	$(BIN)/python benchmarks/bench_long_sessions.py
+
+# Opt-in: generates two results files of 1,000,000 lines (about 11 GB in /tmp/rj-bench-scale,
+# kept for the next run) and measures validate, compare and report on them (tens of minutes).
+bench-scale: $(STAMP)
+	cd benchmarks && nice ../$(BIN)/python bench_scale.py --lines 1000000 --workdir /tmp/rj-bench-scale
 
 # ExpertQA's original files (its data/lfqa folder; the shared copy by default). Grade settings
 # go in ARGS, e.g. ARGS="--provider openai --model gpt-4.1-mini --dry-run"; none: the baseline.

@@ -9,10 +9,11 @@ differ in the SDK call:
 
 - ``sdk``: ``chat.completions.create(**body)``, the SDK's ordinary typed call: the issue's
   baseline ("a bare loop making the same two SDK calls per session");
-- ``sdk-raw``: ``chat.completions.with_raw_response.create(**body)``, exactly the call
-  ``OpenAIClient`` makes (same request path, no typed response model);
+- ``sdk-raw``: ``chat.completions.with_raw_response.create(**body)``, the call
+  ``OpenAIClient`` made before it moved to ``post`` (request transform, no typed response);
 - ``sdk-post``: ``post("/chat/completions", body=..., cast_to=httpx2.Response)``, the SDK's
-  cheapest documented call (no request transform, no response model);
+  cheapest documented call and the one ``OpenAIClient`` makes (no request transform, no
+  response model);
 - ``aiohttp``: a plain ``aiohttp.ClientSession`` posting the same JSON: the least any client can
   spend on these exchanges.
 """

@@ -27,6 +27,7 @@ import bench_efficiency
 import bench_kill_resume
 import bench_rate_limit
 import bench_rss
+import bench_scale
 import bench_startup
 from pipeline import Figure
 
@@ -39,6 +40,8 @@ BENCHMARKS: dict[str, tuple[Bench, dict[str, Any], dict[str, Any]]] = {
     "rss": (bench_rss.run, {}, {"small": 200, "large": 2000, "http_mid": None}),
     "rate-limit": (bench_rate_limit.run, {}, {"sessions": 40, "retry_after": 0.5}),
     "startup": (bench_startup.run, {}, {"repeats": 1}),
+    # 1,000,000 lines: `make bench-scale` (bench_scale.py --lines 1000000).
+    "scale": (bench_scale.run, {"lines": 100_000}, {"lines": 2000}),
     "convert": (bench_convert.run, {}, {"sessions": 400, "rounds": 1}),
     "batch": (bench_batch.run, {}, {"sessions": 200, "poll": 0.1}),
     "kill-resume": (

@@ -182,3 +182,16 @@ def test_startup_benchmark_measures_each_light_verb(tmp_path: Path) -> None:
         "report --labels --baseline on 20 sessions: CPU beyond Python",
     }
     assert (tmp_path / "r.html").is_file() and (tmp_path / "r.md").is_file()
+
+
+def test_scale_benchmark_runs_every_verb_on_generated_results(tmp_path: Path) -> None:
+    figures = bench("bench_scale").run(tmp_path, lines=300)
+    values = numbers(figures, "scale")
+    verbs = ("grade closing summary", "validate --labels (200)", "compare", "report --md",
+             "report --html", "report --md --baseline --labels")  # fmt: skip
+    assert set(values) == {
+        f"{verb}, 300 lines: {what}" for verb in verbs for what in ("peak RSS", "CPU per line")
+    }
+    assert all(v > 0 for v in values.values())
+    report = (tmp_path / "scale-300" / "r2.md").read_text(encoding="utf-8")
+    assert "Regressions" in report  # the baseline was compared, not skipped

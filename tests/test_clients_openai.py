@@ -435,3 +435,29 @@ async def test_fake_server_truncation_and_outage_map_to_our_errors() -> None:
         await judge.aclose()
     assert caught.value.status == 503
     assert caught.value.retry_after == 4.0
+
+
+@pytest.mark.parametrize("mode", ["json_schema", "json_object", "tool"])
+async def test_the_low_level_post_sends_what_the_sdks_create_sends(mode: Any) -> None:
+    # The client skips create()'s per-request transform; the wire must not notice: same path,
+    # same body bytes, same headers (the SDK's per-request retry counter and idempotency key aside).
+    request = make_request()
+    async with serving(json_answer(completion()), mode) as (judge, server):
+        await judge.complete(request)
+        await judge.sdk.chat.completions.with_raw_response.create(
+            **judge.request_body(request), extra_headers=judge._headers(request)
+        )
+    ours, sdks = server.seen
+    assert (ours.method, ours.path) == (sdks.method, sdks.path) == ("POST", "/v1/chat/completions")
+    assert ours.body == sdks.body
+    # Per request: the retry counter, the timeout hint, the idempotency key; and the marker
+    # with_raw_response adds for itself (the old path's, not part of the call).
+    varying = {
+        "x-stainless-retry-count",
+        "x-stainless-read-timeout",
+        "idempotency-key",
+        "x-stainless-raw-response",
+    }
+    assert {k.lower(): v for k, v in ours.headers.items() if k.lower() not in varying} == {
+        k.lower(): v for k, v in sdks.headers.items() if k.lower() not in varying
+    }

@@ -319,3 +319,14 @@ def test_the_server_binds_loopback_only(server: Server) -> None:
         pytest.skip("ss is not available to list listening sockets")
     listening = [line for line in out.splitlines() if f":{port} " in line]
     assert listening and all("127.0.0.1:" in line for line in listening), listening
+
+
+def test_the_page_loads_nothing_from_elsewhere(server: Server) -> None:
+    with urllib.request.urlopen(server.url, timeout=30) as response:
+        page = response.read().decode()
+        policy = response.headers["Content-Security-Policy"]
+    assert "default-src 'none'" in policy and "connect-src 'self'" in policy
+    assert "img-src 'none'" in policy and "form-action 'none'" in policy
+    # No external script, style, font or image: everything is inline in this one document.
+    for attribute in (" src=", "<link", "@import", "url("):
+        assert attribute not in page, attribute

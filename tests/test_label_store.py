@@ -172,3 +172,20 @@ def test_script_labels_without_a_page(tmp_path: Path, capsys: pytest.CaptureFixt
     bad.write_text("x\n", encoding="utf-8")
     assert main([*args[:-1], str(bad)]) == 2
     assert "bad.txt:1: unknown key 'x'" in capsys.readouterr().err
+
+
+def test_a_results_input_is_labelled_in_suggest_order_by_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results_path = graded(tmp_path)
+    capsys.readouterr()
+    script = tmp_path / "keys.txt"
+    script.write_text("p\np\n", encoding="utf-8")
+    labels = tmp_path / "labels.csv"
+    args = ["label", str(results_path), "--sessions", str(SESSIONS), "--labels", str(labels),
+            "--annotator", "ann", "--script", str(script)]  # fmt: skip
+    assert main(args) == 0
+    # No labels yet: human fails count as the least certain class, so judge fails lead.
+    expected = suggest(read_results(results_path), read_labels_empty(tmp_path), 2, lead="fail")
+    assert [r["session_id"] for r in rows(labels)] == [s.session_id for s in expected]
+    assert expected[0].judge_verdict == "fail"

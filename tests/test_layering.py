@@ -43,7 +43,7 @@ LAYERS: list[set[str]] = [
     {"validate", "compare"},  # pipeline 5: readers of results
     {"report", "label"},  # read validate and compare too; label: the labelling page
     {"harness", "ci"},  # the task harness; CI outputs of every reader
-    {"api", "testing"},  # the Python API; fake judges and servers
+    {"api", "grading", "testing"},  # the Python API and what it shares with the CLI; fakes
     {"pytest"},  # the pytest plugin, over the API
     {"cli", "__main__"},  # the command line, over everything
     {"<root>"},  # the public face: lazily re-exports the API

@@ -153,16 +153,12 @@ def test_the_python_api_takes_a_context_window(tmp_path: Path) -> None:
 
 
 def test_a_jury_is_planned_for_its_smallest_window() -> None:
-    import argparse
-    import io
+    from research_judge.clients.settings import ClientSettings
+    from research_judge.cost.windows import WindowTable
+    from research_judge.grading import juror_specs, run_limits
 
-    from research_judge.cli._grading import judge_limits
-
-    args = argparse.Namespace(
-        prices=None, model="gpt-4.1", provider="openai", context_window=None,
-        jury="gpt-4o,anthropic:claude-3-5-haiku",
-    )  # fmt: skip
-    err = io.StringIO()
-    limits = judge_limits(args, err)
+    settings = ClientSettings(model="gpt-4.1", api_key="k")
+    jury = juror_specs("gpt-4o,anthropic:claude-3-5-haiku")
+    limits, notices = run_limits(WindowTable.load(None), settings, jury, None)
     assert (limits.context_window, limits.max_output_tokens) == (128_000, 8192)
-    assert err.getvalue() == ""  # every juror is in the table: no notice
+    assert notices == []  # every juror is in the table: no notice

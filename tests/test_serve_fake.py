@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -51,7 +52,7 @@ def test_the_first_run_grades_the_fixtures_against_serve_fake_without_a_key(
     assert server.returncode == 0
     assert "fake judge stopped: " in err and "answered" in err
     # Eight in flight against a limit of three: some 429s, and still every session graded.
-    assert "0 rate limited" not in err
+    assert re.search(r"\b0 rate limited", err) is None, err
 
 
 def test_serve_fake_refuses_a_port_it_cannot_take(capsys: pytest.CaptureFixture[str]) -> None:
@@ -108,5 +109,8 @@ def test_serve_fake_reads_the_prompts_folder_the_run_grades_with(tmp_path: Path)
     assert reworded_run.returncode == 0, reworded_run.stderr
     assert all(r.error is None for r in read_results(out))
     # The shipped prompts are not what this fake reads: refused (400), never guessed at.
+    # (Each 400 is that session's error, or stops the run when the server refuses them all.)
     assert shipped_run.returncode != 0
-    assert "not those of the prompts folder" in read_results(tmp_path / "s.jsonl")[0].error
+    written = tmp_path / "s.jsonl"
+    said = shipped_run.stderr + (written.read_text() if written.exists() else "")
+    assert "not those of the prompts folder" in said

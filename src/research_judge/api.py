@@ -17,6 +17,7 @@ import asyncio
 import functools
 import os
 import sys
+import warnings
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeAlias, TypeVar, cast
@@ -24,15 +25,13 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeAlias, TypeVar, cast
 from pydantic import ValidationError
 
 from ._validation import describe_validation_error
-from .baseline.setup import limits as baseline_limits
-from .baseline.setup import local_client
-from .baseline.setup import priced as baseline_priced
-from .clients.chain import ClientSettings, build_client
+from .clients.chain import ClientSettings
 from .compare import DEFAULT_CRITICAL_THRESHOLD, DEFAULT_THRESHOLD
 from .cost.prices import PriceTable
 from .cost.windows import WindowTable
 from .engine.progress import Progress
 from .engine.run import RunOptions, grade_sessions
+from .engine.select import Selection, selected
 from .errors import (
     InputFileError,
     InvalidSessionsError,
@@ -40,6 +39,7 @@ from .errors import (
     ProviderDownError,
     UserError,
 )
+from .grading import check_jury, juror_specs, open_client, run_limits, run_prices, samples_for
 from .judge.build import build_judge
 from .judge.estimate import Budget, Estimator
 from .judge.policy import VerdictPolicy, load_policy
@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     import pandas
 
     from .compare import Comparison
+    from .results.rows import ResultsRun
     from .validate import Labels, ValidationReport
 
 PathLike: TypeAlias = str | os.PathLike[str]
@@ -104,6 +105,10 @@ async def agrade(
     progress: bool = False,
     store: str | None = None,
     max_ref_bytes: int = DEFAULT_MAX_REF_BYTES,
+    jury: str | Sequence[str] | None = None,
+    where: Mapping[str, str] | None = None,
+    sample: int | None = None,
+    seed: int = Selection.seed,
 ) -> list[Result]:
     """Grade ``sessions`` and return one ``Result`` per session, in input order.
 
@@ -117,6 +122,11 @@ async def agrade(
     CLI's progress line on stderr. ``store`` (a folder or ``s3://bucket/prefix``) is where
     references with ``content_ref`` are read from, as ``grade --store``; ``max_ref_bytes`` is
     the largest object read from it (``--max-ref-bytes``).
+    ``jury`` (``"provider:model,..."`` or a list of such) adds jurors to the ``model`` judge, one
+    client chain each, as ``--jury``: every call gets one sample per juror, combined as
+    ``repeats`` are. ``where`` (metadata key -> value) and ``sample``/``seed`` choose the
+    sessions graded, as ``--where``/``--sample``/``--seed``. A model whose context window is
+    guessed is a ``UserWarning``, the line the CLI prints.
     ``counting_max_tokens`` / ``scoring_max_tokens`` are the output allowances of the two calls
     (``--counting-max-tokens`` / ``--scoring-max-tokens``).
 
@@ -134,7 +144,10 @@ async def agrade(
     graded before the stop, in input order; a prompt template that cannot
     render a session raises ``ConfigError``. Every other failure is one session's ``error``.
     """
-    items = _sessions(sessions)
+    selection = Selection(where=dict(where or {}), sample=sample, seed=seed)
+    items = selected(_sessions(sessions), selection)
+    jurors = juror_specs(jury)
+    check_jury(jurors, repeats)
     settings = ClientSettings(
         provider=provider,
         model=model,
@@ -164,23 +177,23 @@ async def agrade(
     check_finite("max_cost", max_cost)
     chosen_policy = policy if isinstance(policy, VerdictPolicy) else load_policy(_path(policy))
     table = prices if isinstance(prices, PriceTable) else PriceTable.load(_path(prices))
-    table = baseline_priced(table, settings)
-    if batch:
-        table = table.for_batch()  # every result's cost and the max_cost estimates
+    table = run_prices(table, settings)  # every result's cost and the max_cost estimates
     sink = ResultsList()
     content_store = open_store(store, max_ref_bytes) if store is not None else None
-    client = build_client(settings, local=local_client(settings, _path(prompts)))
-    model = settings.model  # the baseline judge names its own
+    client = open_client(settings, jurors, _path(prompts))
     try:
         windows = WindowTable.load(None if isinstance(prices, PriceTable) else _path(prices))
+        limits, notices = run_limits(windows, settings, jurors, context_window)
+        for notice in notices:
+            warnings.warn(f"research-judge: {notice}", UserWarning, stacklevel=2)
         judge = build_judge(
             client,
             prompts=_path(prompts),
             policy=chosen_policy,
             settings=judge_settings,
             prices=table,
-            repeats=repeats,
-            limits=baseline_limits(settings) or windows.limits_for(model, context_window),
+            repeats=samples_for(client, repeats),
+            limits=limits,
         )
         budget = Budget(max_cost, Estimator(judge, table)) if max_cost is not None else None
         shown = Progress(len(items), stream=sys.stderr) if progress else None
@@ -248,7 +261,7 @@ def validate(
     from .validate import validate_run
 
     return validate_run(
-        _results(results),
+        _run(results),
         _labels(labels),
         seed=seed,
         n_boot=n_boot,
@@ -272,11 +285,11 @@ def compare(
     from .compare import compare_runs
 
     return compare_runs(
-        _results(baseline),
-        _results(current),
+        _run(baseline),
+        _run(current),
         threshold=threshold,
         critical_threshold=critical_threshold,
-        rejudged=None if rejudged is None else _results(rejudged),
+        rejudged=None if rejudged is None else _run(rejudged),
     )
 
 
@@ -295,12 +308,12 @@ def write_report(
     from .report import write_report as write
 
     write(
-        _results(results),
+        _run(results),
         html=None if html is None else Path(html),
         md=None if md is None else Path(md),
         labels=None if labels is None else _labels(labels),
-        baseline=None if baseline is None else _results(baseline),
-        rejudged=None if rejudged is None else _results(rejudged),
+        baseline=None if baseline is None else _run(baseline),
+        rejudged=None if rejudged is None else _run(rejudged),
         worst=worst,
         threshold=threshold,
     )
@@ -363,6 +376,15 @@ def _in_memory_sessions(
 
 def _path(path: PathLike | None) -> Path | None:
     return None if path is None else Path(path)
+
+
+def _run(results: ResultsInput) -> ResultsRun | Sequence[Result]:
+    """A results file as rows (the verbs' own slim reading), or the results given in memory."""
+    if isinstance(results, str | os.PathLike):
+        from .results.rows import ResultsRun
+
+        return ResultsRun.load(Path(results))
+    return _results(results)
 
 
 def _results(results: ResultsInput) -> Sequence[Result]:

@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from research_judge._text import inline, inline_lines
 from research_judge.cli import main
 from research_judge.report import build_report, render_markdown
 from research_judge.report.render import render_html
 from results_support import make_result, write_results
+
+REPO = Path(__file__).resolve().parents[2]
 
 # As the runner registers them (ActionCommandManager, plus stop-commands).
 REGISTERED = {"set-env", "set-output", "save-state", "add-mask", "add-path", "add-matcher",
@@ -66,6 +67,8 @@ def no_control_characters(text: str) -> None:
 
 @pytest.mark.parametrize("payload", PAYLOADS)
 def test_the_rule_itself(payload: str) -> None:
+    from research_judge._text import inline, inline_lines
+
     shown = inline(payload)
     assert commands(shown) == [] and commands("\n" + shown) == []
     no_control_characters(shown)
@@ -206,6 +209,40 @@ def test_validate_prints_hostile_ids_inertly(
     (tmp_path / "b").mkdir()
     hostile = run_validate(tmp_path / "a", PAYLOADS, capsys)
     benign = run_validate(tmp_path / "b", [f"s{i}" for i in range(len(PAYLOADS))], capsys)
+    for mine, plain in zip(hostile, benign, strict=True):
+        same_commands(mine, plain)
+    no_control_characters(hostile[0] + hostile[1])
+
+
+def run_tasks(
+    tmp_path: Path, ids: list[str], capsys: pytest.CaptureFixture[str]
+) -> tuple[str, ...]:
+    fixture = REPO / "fixtures" / "tasks" / "tasks.jsonl"
+    tasks = [json.loads(line) for line in fixture.read_text(encoding="utf-8").splitlines()]
+    assert len(tasks) == len(ids)
+    for task, task_id in zip(tasks, ids, strict=True):
+        task["id"] = task_id
+    path = tmp_path / "tasks.jsonl"
+    path.write_text("".join(json.dumps(t) + "\n" for t in tasks), encoding="utf-8")
+    junit = tmp_path / "t.xml"
+    code = main(["tasks", "run", str(path), "--agent", "fixtures.tasks.agents:v1",
+                 "--annotations", "--junit", str(junit)])  # fmt: skip
+    captured = capsys.readouterr()
+    assert code == 1  # half the fixture tasks fail, by design
+    return captured.out, captured.err, junit.read_text(encoding="utf-8")
+
+
+def test_tasks_prints_hostile_task_ids_inertly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    monkeypatch.chdir(REPO)  # the agent spec is resolved from the working directory
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    hostile = run_tasks(tmp_path / "a", PAYLOADS, capsys)
+    benign = run_tasks(tmp_path / "b", [f"t{i}" for i in range(len(PAYLOADS))], capsys)
     for mine, plain in zip(hostile, benign, strict=True):
         same_commands(mine, plain)
     no_control_characters(hostile[0] + hostile[1])

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import socket
 
-from research_judge.testing.fake_openai import BODY_LIMIT, FakeOpenAIServer
+from research_judge.testing.fake_openai import FakeOpenAIServer
+
+BODY_LIMIT = 64 * 2**20  # the documented default
 
 
 def exchange(port: int, head: bytes, body: bytes = b"") -> bytes:

@@ -26,8 +26,10 @@ from . import (
     compare,
     convert,
     demo,
+    export,
     grade,
     label,
+    merge,
     report,
     serve_fake,
     stability,
@@ -38,7 +40,20 @@ from ._stdin import stdin_inputs
 from ._suggest import check_words
 from .config import apply_config, config_notice, drop_config_lists, find_config
 
-VERBS = (grade, validate, label, compare, report, stability, tasks, convert, demo, serve_fake)
+VERBS = (
+    grade,
+    validate,
+    label,
+    compare,
+    report,
+    stability,
+    export,
+    merge,
+    tasks,
+    convert,
+    demo,
+    serve_fake,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -108,6 +123,15 @@ def _main(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         print(f"research-judge {args.verb}: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
+    except MemoryError as exc:
+        # Not a bug: the input is larger than this machine allows. The traceback's frames hold
+        # what filled the memory; dropped first so the message can be built.
+        exc.__traceback__ = None
+        del exc
+        from ._memory import memory_message
+
+        print(f"research-judge {args.verb}: error: {memory_message(args)}", file=sys.stderr)
+        return ExitCode.FAILED
     except Exception:
         # A bug, not a verdict: its own exit code, so CI never reads it as "a gate failed".
         traceback.print_exc()

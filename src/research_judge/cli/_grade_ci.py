@@ -5,7 +5,7 @@ for a run the provider stopped, the same three saying so."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import InputFileError
@@ -20,13 +20,14 @@ _BUDGET_STOP = f"### research-judge grade: stopped\n\n{_BUDGET_MESSAGE}\n\n"
 
 def emit_grade_ci(
     args: argparse.Namespace,
-    results: Sequence[Result],
+    covered: Callable[[], Sequence[Result]],
     input_errors: Sequence[InputFileError],
     *,
     stopped: str | None = None,
     stop_message: str | None = None,
 ) -> None:
-    """``results``: what --out holds for the sessions this run covered (graded now or reused).
+    """``covered``: what --out holds for the sessions this run covered (graded now or reused),
+    read only when an output asked for needs it.
 
     A run the provider stopped (``stopped="provider_down"``, exit 3) reports the same cases as
     a finished one, for the sessions selected so far, plus what stopped it (``stop_message``):
@@ -51,7 +52,7 @@ def emit_grade_ci(
             )
             for p in input_errors
         ]
-        lines += _error_annotations(results)
+        lines += _error_annotations(covered())
         if stopped == "budget":
             lines.append(command("warning", _BUDGET_MESSAGE, title="research-judge grade: stopped"))
         if down:
@@ -61,13 +62,14 @@ def emit_grade_ci(
         return lines
 
     def junit() -> str:
-        cases = grade_cases(results, input_errors)
+        cases = grade_cases(covered(), input_errors)
         if down:
             cases.append(Case("provider", "error", stop_message or "", kind="provider_down"))
         return to_xml("research-judge grade", cases)
 
     def summary() -> str:
         name = Path(args.out).name
+        results = covered()
         if down:
             head = f"### research-judge grade: stopped\n\n{esc(stop_message or '')}\n\n"
             if not results:

@@ -8,18 +8,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
+from collections.abc import Callable, Iterator
 from dataclasses import fields
 from typing import TextIO
 
 from .._text import inline, inline_lines
-from ..baseline.client import LIMITS as BASELINE_LIMITS
-from ..baseline.setup import local_client
-from ..baseline.setup import priced as baseline_priced
 from ..clients.base import JudgeClient, JudgeRequest, JudgeResponse
-from ..clients.chain import ClientSettings, build_client, resilience_of
-from ..clients.jury import JuryClient, build_jury, parse_juror
-from ..clients.settings import BASELINE
+from ..clients.chain import ClientSettings, resilience_of
 from ..cost.prices import PriceTable
 from ..cost.windows import ModelLimits, WindowTable
 from ..engine import (
@@ -34,19 +31,21 @@ from ..engine import (
 from ..engine.progress import Progress
 from ..engine.select import selected_sessions
 from ..errors import (
-    ConfigError,
     ContentRefError,
     ErrorKind,
     ExitCode,
     InputFileError,
     ProviderDownError,
 )
+from ..grading import check_jury, juror_specs, open_client, run_limits, run_prices, samples_for
 from ..judge.build import build_judge
 from ..judge.grader import Judge, JudgeSettings
 from ..judge.policy import VerdictPolicy, load_policy
 from ..results.model import Result, iter_results
+from ..results.rows import ResultRow, iter_rows
 from ..results.summary import Summary, format_summary, summarize
 from ..safety import check_distinct, check_finite, check_output_target
+from ..sessions.shards import parse_shard
 from ..sessions.store import open_store, resolve_session
 from ._batch import (
     BatchProgress,
@@ -93,9 +92,19 @@ def check_args(args: argparse.Namespace, settings: ClientSettings) -> None:
             ("--config", args.config),
             ("--prices", args.prices),
         ],
-        [("--out", args.out), ("--record", args.record), ("--junit", args.junit)],
+        [
+            ("--out", args.out),
+            ("--record", args.record),
+            ("--junit", args.junit),
+            ("--parquet", args.parquet),
+        ],
     )
     check_output_target("--out", args.out)
+    if args.parquet is not None:
+        from ..results.parquet import _pyarrow, check_parquet_targets
+
+        _pyarrow()  # missing pyarrow is said before any call is paid for
+        check_parquet_targets(args.parquet, force=args.force)
     if args.record and str(args.record).endswith(".jsonl"):
         check_output_target("--record", args.record)
 
@@ -110,26 +119,14 @@ def answers_from(args: argparse.Namespace, settings: ClientSettings) -> str:
     return "from cache: off (--no-cache)"
 
 
-def judge_limits(args: argparse.Namespace, err: TextIO) -> ModelLimits:
-    """The judge model's window and output limit; a one-line notice when they are guessed.
-
-    With ``--jury`` every juror is sent the same requests: they are planned for the smallest
-    window and output limit among them."""
-    table = WindowTable.load(args.prices)
-    specs = [s for s in (getattr(args, "jury", None) or "").split(",") if s.strip()]
-    if args.provider == BASELINE:
-        return BASELINE_LIMITS  # code has no window to guess: no notice
-    models = [args.model, *(parse_juror(spec, args.provider)[1] for spec in specs)]
-    chosen: ModelLimits | None = None
-    for model in models:
-        limits = table.limits_for(model, args.context_window)
-        notice = table.notice(model, limits)
-        # A scripted judge (replayed recordings, the demo) has no window to guess: no notice.
-        if notice and args.provider != "scripted":
-            print(f"research-judge grade: {notice}", file=err)
-        chosen = limits if chosen is None else chosen.narrowest(limits)
-    assert chosen is not None
-    return chosen
+def judge_limits(args: argparse.Namespace, settings: ClientSettings, err: TextIO) -> ModelLimits:
+    """The judge's window and output limit (``grading.run_limits``); each notice of a guessed
+    window is a line on stderr."""
+    jury = juror_specs(getattr(args, "jury", None))
+    limits, notices = run_limits(WindowTable.load(args.prices), settings, jury, args.context_window)
+    for notice in notices:
+        print(f"research-judge grade: {notice}", file=err)
+    return limits
 
 
 def judge_for(
@@ -145,8 +142,7 @@ def judge_for(
         counting_max_tokens=args.counting_max_tokens,
         scoring_max_tokens=args.scoring_max_tokens,
     )
-    # A jury is one sample per juror: the repeats machinery combines them.
-    repeats = len(client) if isinstance(client, JuryClient) else args.repeats
+    repeats = samples_for(client, args.repeats)
     return build_judge(
         client,
         prompts=args.prompts,
@@ -162,16 +158,18 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     settings = client_settings(args)  # checks the chain's flags, even for a dry run
     args.model = settings.model  # the baseline judge names its own
     check_args(args, settings)
-    selection = Selection(where=parse_where(args.where), sample=args.sample, seed=args.seed)
+    selection = Selection(
+        where=parse_where(args.where),
+        sample=args.sample,
+        seed=args.seed,
+        shard=None if args.shard is None else parse_shard(args.shard),
+    )
     batch = bool(getattr(args, "batch", False))
-    prices = baseline_priced(PriceTable.load(args.prices), settings)
-    if batch:
-        prices = prices.for_batch()  # --dry-run, --max-cost and every result's cost
-    jury = [s for s in (getattr(args, "jury", None) or "").split(",") if s.strip()]
-    if jury and args.repeats != 1:
-        raise ConfigError("--jury and --repeats cannot be combined: each juror gives one sample")
+    prices = run_prices(PriceTable.load(args.prices), settings)  # --dry-run, --max-cost too
+    jury = juror_specs(getattr(args, "jury", None))
+    check_jury(jury, args.repeats)
     if args.dry_run:
-        return await _dry_run(args, selection, prices, err, out)
+        return await _dry_run(args, settings, selection, prices, err, out)
     if getattr(args, "repeats", 1) > 1 and args.temperature == 0:
         print(
             "research-judge grade: warning: --repeats at temperature 0 asks for the same answer "
@@ -179,21 +177,11 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             file=err,
         )
     store = open_store(args.store, args.max_ref_bytes) if args.store else None
-    if jury and batch:
-        raise ConfigError("--jury and --batch cannot be combined yet: choose one")
     batch_progress = BatchProgress(err, enabled=not args.quiet)
-    client = (
-        build_jury(settings, jury)
-        if jury
-        else build_client(
-            settings,
-            on_batch_change=batch_progress,
-            local=local_client(settings, args.prompts),
-        )
-    )
+    client = open_client(settings, jury, args.prompts, on_batch_change=batch_progress)
     try:
         # After the client: a bad flag is reported alone, before any notice.
-        judge = judge_for(args, client, prices, judge_limits(args, err))
+        judge = judge_for(args, client, prices, judge_limits(args, settings, err))
         budget = (
             Budget(args.max_cost, Estimator(judge, prices)) if args.max_cost is not None else None
         )
@@ -239,13 +227,12 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
                 file=err,
             )
             reason = f"provider down: {exc}; rerun the same command to resume"
-            covered = _covered(args.out, stats.order)
             if args.json:
-                summary = summarize(covered)
+                summary = summarize(_covered_rows(args.out, stats.order))
                 print(json.dumps(_payload(summary, stats, live(), reason), indent=2), file=out)
             emit_grade_ci(
                 args,
-                covered,
+                _covered_loader(args.out, stats.order),
                 stats.input_errors,
                 stopped=stats.stopped,
                 stop_message=reason,
@@ -259,8 +246,7 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
     finally:
         await client.aclose()
 
-    covered = _covered(args.out, stats.order)
-    summary = summarize(covered)
+    summary = summarize(_covered_rows(args.out, stats.order))
     cost = f"${stats.cost_usd:.4f}" if stats.cost_known else "unknown (no price for the model)"
     run_line = (
         f"this run: graded {stats.graded} (reused {stats.reused} from {args.out}), "
@@ -290,7 +276,18 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
             print(f"resumed: repaired the unfinished last line of {args.out}", file=out)
         if batch and (counters := batch_counters(client)) is not None:
             print(batch_summary(counters, args.out), file=out)
-    emit_grade_ci(args, covered, stats.input_errors, stopped=stats.stopped)
+    if args.parquet is not None:
+        from ..results.parquet import export_parquet
+
+        done = export_parquet(args.out, args.parquet)
+        print(
+            f"wrote {done.sessions_path} ({done.sessions} sessions) and {done.verdicts_path} "
+            f"({done.verdicts} verdicts)",
+            file=err,
+        )
+    emit_grade_ci(
+        args, _covered_loader(args.out, stats.order), stats.input_errors, stopped=stats.stopped
+    )
     if stats.stopped == "budget":
         left = stats.not_sent
         print(
@@ -334,16 +331,29 @@ def _payload(
     }
 
 
-def _covered(path: str, order: list[str]) -> list[Result]:
-    """The results ``--out`` holds for the sessions this run covered (graded now or reused): read
-    once, for the summary, ``--json`` and the CI outputs alike."""
+def _covered_rows(path: str, order: list[str]) -> Iterator[ResultRow]:
+    """The rows ``--out`` holds for the sessions this run covered (graded now or reused), as a
+    stream: the summary and ``--json`` fold over it, so memory stays flat at any size."""
     selected = set(order)
     # A --max-cost below one session's estimate stops before the file is even created.
-    return [
-        r
-        for r in iter_results(path, missing_ok=True)
-        if not isinstance(r, InputFileError) and r.session_id in selected
-    ]
+    for r in iter_rows(path, missing_ok=True):
+        if not isinstance(r, InputFileError) and r.session_id in selected:
+            yield r
+
+
+def _covered_loader(path: str, order: list[str]) -> Callable[[], list[Result]]:
+    """The covered results in full, read when a CI output asks for them (once)."""
+
+    @functools.cache
+    def load() -> list[Result]:
+        selected = set(order)
+        return [
+            r
+            for r in iter_results(path, missing_ok=True)
+            if not isinstance(r, InputFileError) and r.session_id in selected
+        ]
+
+    return load
 
 
 def _count_lines(path: str) -> int | None:
@@ -355,10 +365,16 @@ def _count_lines(path: str) -> int | None:
 
 
 async def _dry_run(
-    args: argparse.Namespace, selection: Selection, prices: PriceTable, err: TextIO, out: TextIO
+    args: argparse.Namespace,
+    settings: ClientSettings,
+    selection: Selection,
+    prices: PriceTable,
+    err: TextIO,
+    out: TextIO,
 ) -> int:
     # A dry run needs the prompts and the model name, never a client: use a stand-in.
-    judge = judge_for(args, _NoClient(args.provider, args.model), prices, judge_limits(args, err))
+    limits = judge_limits(args, settings, err)
+    judge = judge_for(args, _NoClient(args.provider, args.model), prices, limits)
     estimator = Estimator(judge, prices)
     store = open_store(args.store, args.max_ref_bytes) if args.store else None
     n = bad = unreadable = unread = tokens_in = tokens_out = calls = split = 0

@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     from ..ci.junit import gate_cases, to_xml
     from ..ci.markdown import compare_markdown
     from ..compare import compare_runs, render_text
-    from ..results.model import read_results
+    from ..results.rows import ResultsRun
     from ..safety import check_distinct
 
     check_stdout(args)
@@ -102,9 +102,10 @@ def run(args: argparse.Namespace) -> int:
         [("BASELINE", args.baseline), ("CURRENT", args.current), ("--rejudged", args.rejudged)],
         [("--junit", args.junit)],
     )
-    baseline = read_results(args.baseline)
-    current = read_results(args.current)
-    rejudged = None if args.rejudged is None else read_results(args.rejudged)
+    # Rows, not full results: a run of a million sessions fits (results.rows).
+    baseline = ResultsRun.load(args.baseline)
+    current = ResultsRun.load(args.current)
+    rejudged = None if args.rejudged is None else ResultsRun.load(args.rejudged)
     cmp = compare_runs(
         baseline,
         current,

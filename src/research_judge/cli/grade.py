@@ -226,7 +226,19 @@ def register(subparsers: Any) -> None:
         metavar="KEY=VALUE",
         help="only sessions whose metadata KEY equals VALUE (repeatable)",
     )
+    cost.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="only the sessions whose id hashes to shard I of N (stable across reruns and "
+        "machines; each shard to its own --out, joined by `research-judge merge`)",
+    )
     p.add_argument("--json", action="store_true", help="print the closing summary as JSON")
+    p.add_argument(
+        "--parquet",
+        metavar="FILE",
+        help="also write the run's results as Parquet (one row per session; the verdicts in "
+        "FILE's .verdicts.parquet sibling), as `research-judge export` does; needs pyarrow",
+    )
     add_ci_flags(p)
     p.set_defaults(run=run_grade)
 

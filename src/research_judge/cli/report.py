@@ -96,11 +96,11 @@ def run(args: argparse.Namespace) -> int:
 
     results = args.results
     if getattr(args, "stdin_input", None) == "results":
-        from ..results.model import read_results
+        from ..results.rows import ResultsRun
 
-        # The spooled copy was written just now: held in memory, the run's date shows as unknown
+        # The spooled copy was written just now: given as rows, the run's date shows as unknown
         # rather than as the time of the pipe.
-        results = read_results(args.results)
+        results = ResultsRun.load(args.results)
     data = write_report(
         results,
         html=args.html,

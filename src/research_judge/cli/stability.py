@@ -48,7 +48,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..ci.markdown import text_block
-    from ..results.model import read_results
+    from ..results.rows import read_rows
     from ..validate.stability import render_text, stability
 
     if args.bootstrap < 0:
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     from ..judge.policy import load_policy
 
     report = stability(
-        read_results(args.results),
+        read_rows(args.results),
         seed=args.seed,
         n_boot=args.bootstrap,
         policy=load_policy(args.config),  # the floors grade used, for the unstable margins

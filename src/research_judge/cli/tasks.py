@@ -16,7 +16,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from .._format import num
-from .._text import inline_lines
+from .._text import inline, inline_lines
 from ..errors import ExitCode
 from ._ci import add_ci_flags, check_stdout, emit, main_output
 from .config import add_config_flag
@@ -158,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
     baseline = read_report(args.baseline) if args.baseline else None
     task_file = read_tasks(args.tasks_file)
     for problem in task_file.problems:
-        print(problem, file=sys.stderr)
+        print(inline(problem), file=sys.stderr)  # a task file's line: inert (``_text``)
 
     stdout = sys.stdout
     out = main_output(args, stdout)
@@ -216,5 +216,6 @@ def run(args: argparse.Namespace) -> int:
         return ExitCode.FAILED
     reasons = gate_failures(report, baseline, args.min_pass_rate)
     for reason in reasons:
-        print(f"research-judge tasks: failing: {reason}", file=sys.stderr)
+        # The reasons name task ids from the tasks file: inert (``_text``).
+        print(f"research-judge tasks: failing: {inline(reason)}", file=sys.stderr)
     return ExitCode.FLAGGED if reasons else ExitCode.OK

@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     from ..ci.github import command
     from ..ci.junit import to_xml, validate_cases
     from ..ci.markdown import validate_markdown
-    from ..results.model import read_results
+    from ..results.rows import ResultsRun
     from ..safety import check_distinct
     from ..validate import read_labels, render_text, validate_run
     from ..validate.bars import check_bars
@@ -131,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
             "give one of them a file"
         )
     labels = read_labels(args.labels)
-    results = read_results(args.results)
+    results = ResultsRun.load(args.results)  # rows: a million results fit
     report = validate_run(
         results,
         labels,

@@ -6,14 +6,16 @@ Servers disagree on structured output, so the way the schema is sent is a ``mode
 - ``json_object``: ``response_format={"type": "json_object", "schema": ...}`` (llama.cpp style);
 - ``tool``: one function tool whose parameters are the schema, forced with ``tool_choice``.
 
-Each call goes through the ``openai`` SDK (``chat.completions.with_raw_response.create``) on the
-SDK's aiohttp transport, with the SDK's own retries off: the engine retries, using the
-``retry_after`` our errors carry. The body is built once here and the reply is read with our own
-small pydantic models, because compatible servers vary in everything the judge does not read.
-The SDK reads ``OPENAI_ORG_ID`` and ``OPENAI_PROJECT_ID`` itself; the key and base URL are
-resolved here so a missing one is a clear configuration error. The proxy (``_proxy.env_proxy``)
-and the TLS trust (``httpx2.create_ssl_context``: ``SSL_CERT_FILE``/``SSL_CERT_DIR``, certifi)
-are read once from the environment when the client is built.
+Each call goes through the ``openai`` SDK's low-level ``post("/chat/completions", body=...,
+cast_to=httpx2.Response)`` (its auth, errors and transport; not ``create``'s per-request TypedDict
+transform nor its typed response) on the SDK's aiohttp transport, with the SDK's own retries off:
+the engine retries, using the ``retry_after`` our errors carry. The body is built once here and the
+reply is read with our own small pydantic models, because compatible servers vary in everything the
+judge does not read. The SDK reads ``OPENAI_ORG_ID`` and ``OPENAI_PROJECT_ID`` itself; the key and
+base URL are resolved here so a missing one is a clear configuration error. The proxy
+(``_proxy.env_proxy``) and the TLS trust (``httpx2.create_ssl_context``:
+``SSL_CERT_FILE``/``SSL_CERT_DIR``, certifi) are read once from the environment when the client is
+built.
 """
 
 from __future__ import annotations
@@ -129,10 +131,16 @@ class OpenAIClient:
         return self._sdk
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        headers = self._headers(request)
         try:
-            raw = await self.sdk.chat.completions.with_raw_response.create(
-                **self.request_body(request),
-                extra_headers=self._headers(request),
+            # The SDK's low-level post: its auth, errors, timeouts and transport, without the
+            # per-request TypedDict transform of create() (which only walks our own dict) and
+            # without a typed response: the body is read once, by _parse_completion.
+            raw = await self.sdk.post(
+                "/chat/completions",
+                body=self.request_body(request),
+                cast_to=httpx2.Response,
+                options={"headers": headers} if headers else {},
             )
         except openai.APIStatusError as exc:
             raise self._status_error(exc, request) from None
@@ -204,7 +212,10 @@ class OpenAIClient:
             }
             body["tools"] = [{"type": "function", "function": function}]
             body["tool_choice"] = {"type": "function", "function": {"name": name}}
-        return body
+        # The order create() sends (model, messages, then the SDK's parameters by name): the
+        # low-level post sends this dict as it is, and the wire stays what it was.
+        head = {"model": body.pop("model"), "messages": body.pop("messages")}
+        return head | dict(sorted(body.items()))
 
     def _response(self, completion: _Completion, request: JudgeRequest) -> JudgeResponse:
         label = f"session {request.session_id!r} ({request.call})"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from statistics import fmean
 
-from ..results.model import Result
+from ..results.rows import ResultRow
 from ..stats.paired import signed_rank
 from .model import MetricDelta
 
@@ -16,24 +16,16 @@ USED_TOKEN_SHARE = "used_token_share"
 CONTEXT_METRICS = (TOKENS_PULLED, USED_TOKEN_SHARE)
 
 
-def context_deltas(pairs: Sequence[tuple[Result, Result]]) -> list[MetricDelta]:
+def context_deltas(pairs: Sequence[tuple[ResultRow, ResultRow]]) -> list[MetricDelta]:
     """Rows for the common sessions that carry context on both sides; none when no pair does.
 
     Tokens pulled is a property of the session, so every common pair counts; the used token
     share needs the judge's verdicts, so only pairs graded on both sides count."""
-    both = [(b, c) for b, c in pairs if b.context is not None and c.context is not None]
+    both = [(b, c) for b, c in pairs if b.has_context and c.has_context]
     if not both:
         return []
-    tokens = [
-        (float(b.context.trajectory_tokens), float(c.context.trajectory_tokens))
-        for b, c in both
-        if b.context and c.context
-    ]
-    shares = [
-        (b.context.used_token_share, c.context.used_token_share)
-        for b, c in both
-        if b.ok and c.ok and b.context and c.context
-    ]
+    tokens = [(float(b.trajectory_tokens), float(c.trajectory_tokens)) for b, c in both]
+    shares = [(b.used_token_share, c.used_token_share) for b, c in both if b.ok and c.ok]
     share_pairs = [(x, y) for x, y in shares if x is not None and y is not None]
     return [_delta(TOKENS_PULLED, tokens), _delta(USED_TOKEN_SHARE, share_pairs)]
 

@@ -21,6 +21,7 @@ from statistics import fmean
 
 from ..errors import ConfigError
 from ..results.model import CITATION_NAMES, CRITERIA, Result
+from ..results.rows import ResultRow, ResultsRun, as_run
 from ..stats.paired import PairedTest, mcnemar_exact, signed_rank
 from .context import context_deltas
 from .judges import RunJudges, describe_change, judge_changed
@@ -40,26 +41,41 @@ _FLOAT_SLACK = 1e-9
 _IDS_IN_WARNING = 10
 
 
-def combined_value(result: Result) -> float | None:
+def combined_value(result: Result | ResultRow) -> float | None:
     """Mean of a result's non-null criterion values on the 0..1 scale; None when it has none."""
     values = [v for v in (result.criterion_value(n) for n in CRITERIA) if v is not None]
     return fmean(values) if values else None
 
 
 def compare_runs(
-    baseline: Sequence[Result],
-    current: Sequence[Result],
+    baseline: ResultsRun | Sequence[Result],
+    current: ResultsRun | Sequence[Result],
     *,
     threshold: float = DEFAULT_THRESHOLD,
     critical_threshold: float = DEFAULT_CRITICAL_THRESHOLD,
     top_movers: int = 10,
-    rejudged: Sequence[Result] | None = None,
+    rejudged: ResultsRun | Sequence[Result] | None = None,
 ) -> Comparison:
     """Compare ``current`` against ``baseline``; see the module docstring for the rules.
 
     ``rejudged`` (the baseline's sessions graded by the current judge) splits every delta into
-    judge shift and agent change (see ``compare.rejudged``).
+    judge shift and agent change (see ``compare.rejudged``). Runs are compared on their rows
+    (``results.rows``): results held in memory are turned into rows first.
     """
+    base_rows = as_run(baseline).rows
+    cur_rows = as_run(current).rows
+    rej_rows = None if rejudged is None else as_run(rejudged).rows
+    return _compare(base_rows, cur_rows, threshold, critical_threshold, top_movers, rej_rows)
+
+
+def _compare(
+    baseline: Sequence[ResultRow],
+    current: Sequence[ResultRow],
+    threshold: float,
+    critical_threshold: float,
+    top_movers: int,
+    rejudged: Sequence[ResultRow] | None,
+) -> Comparison:
     for name, value in (("threshold", threshold), ("critical threshold", critical_threshold)):
         if not math.isfinite(value) or value < 0:
             raise ConfigError(f"{name} must be a finite number >= 0, got {value}")
@@ -80,7 +96,7 @@ def compare_runs(
         mcnemar_exact(len(regressions), len(fixed), len(graded)),
     )
     # The citation audit's ratios join when either run has them (older results do not).
-    audited = any(r.citations is not None for r in (*baseline, *current))
+    audited = any(r.audited for r in baseline) or any(r.audited for r in current)
     names = (*CRITERIA, *CITATION_NAMES) if audited else CRITERIA
     criteria = {name: _criterion_delta(name, graded) for name in names}
     flags = _flags([pass_rate, *criteria.values()], threshold, critical_threshold)
@@ -113,7 +129,7 @@ def compare_runs(
         context=context_deltas(pairs),
         threshold=threshold,
         critical_threshold=critical_threshold,
-        decomposition=None if rejudged is None else decompose(baseline, current, rejudged),
+        decomposition=(None if rejudged is None else decompose(baseline, current, rejudged, names)),
     )
     comparison.warnings.extend(_warnings(comparison, base_judges, cur_judges))
     if comparison.decomposition is not None:
@@ -121,7 +137,7 @@ def compare_runs(
     return comparison
 
 
-def _by_id(results: Sequence[Result], side: str) -> dict[str, Result]:
+def _by_id(results: Sequence[ResultRow], side: str) -> dict[str, ResultRow]:
     out = {r.session_id: r for r in results}
     if len(out) != len(results):
         # read_results already refuses duplicates; this guards direct Python callers.
@@ -134,7 +150,7 @@ def _mean(values: Iterable[float]) -> float | None:
     return fmean(items) if items else None
 
 
-def _criterion_delta(name: str, graded: list[tuple[Result, Result]]) -> MetricDelta:
+def _criterion_delta(name: str, graded: list[tuple[ResultRow, ResultRow]]) -> MetricDelta:
     pairs = [(b.criterion_value(name), c.criterion_value(name)) for b, c in graded]
     base = [b for b, _ in pairs if b is not None]
     cur = [c for _, c in pairs if c is not None]
@@ -153,7 +169,7 @@ def _flags(metrics: list[MetricDelta], threshold: float, critical: float) -> lis
     return flags
 
 
-def _movers(graded: list[tuple[Result, Result]], limit: int) -> list[SessionMove]:
+def _movers(graded: list[tuple[ResultRow, ResultRow]], limit: int) -> list[SessionMove]:
     moves: list[SessionMove] = []
     for b, c in graded:
         before, after = combined_value(b), combined_value(c)

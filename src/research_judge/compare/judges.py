@@ -7,11 +7,12 @@ agent's change with the judge's, so the comparison must say so loudly.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from ..results.model import JudgeInfo, Result
+from ..results.rows import ResultRow
 
 
 @dataclass(frozen=True)
@@ -42,8 +43,16 @@ class RunJudges:
     counts: tuple[tuple[JudgeIdentity, int], ...]
 
     @classmethod
-    def of(cls, results: Sequence[Result]) -> RunJudges:
-        seen = Counter(JudgeIdentity.of(r.judge) for r in results if r.judge is not None)
+    def of(cls, results: Iterable[Result | ResultRow]) -> RunJudges:
+        # Rows of one file share their JudgeInfo objects: each is turned into an identity once.
+        objects: dict[int, tuple[JudgeInfo, int]] = {}
+        for r in results:
+            if r.judge is not None:
+                info, n = objects.get(id(r.judge), (r.judge, 0))
+                objects[id(r.judge)] = (info, n + 1)
+        seen: Counter[JudgeIdentity] = Counter()
+        for info, n in objects.values():  # in order of first appearance, as most_common keeps
+            seen[JudgeIdentity.of(info)] += n
         return cls(tuple(seen.most_common()))
 
     @property

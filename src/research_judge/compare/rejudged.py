@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..results.model import CRITERIA, Result
+from ..results.rows import ResultRow, as_rows
 from ..stats.paired import PairedTest, mcnemar_exact, signed_rank
 from .judges import RunJudges, describe_change
 
@@ -69,7 +70,23 @@ class Decomposition:
 
 
 def decompose(
-    baseline: Sequence[Result], current: Sequence[Result], rejudged: Sequence[Result]
+    baseline: Sequence[Result | ResultRow],
+    current: Sequence[Result | ResultRow],
+    rejudged: Sequence[Result | ResultRow],
+    names: Sequence[str] = CRITERIA,
+) -> Decomposition:
+    """``names``: the criteria the comparison shows (the citation audit's join when a run has
+    it), so every row of the comparison has its split."""
+    return _decompose(
+        list(as_rows(baseline)), list(as_rows(current)), list(as_rows(rejudged)), names
+    )
+
+
+def _decompose(
+    baseline: Sequence[ResultRow],
+    current: Sequence[ResultRow],
+    rejudged: Sequence[ResultRow],
+    names: Sequence[str],
 ) -> Decomposition:
     base = {r.session_id: r for r in baseline if r.ok}
     rej = {r.session_id: r for r in rejudged if r.ok}
@@ -79,14 +96,14 @@ def decompose(
         if r.ok and r.session_id in base and r.session_id in rej
     ]
     metrics = {PASS_RATE: _pass_rate_split(triples)}
-    metrics.update({name: _criterion_split(name, triples) for name in CRITERIA})
+    metrics.update({name: _criterion_split(name, triples) for name in names})
     rej_judges, cur_judges = RunJudges.of(rejudged), RunJudges.of(current)
     warnings = _warnings(baseline, rejudged, triples, rej_judges, cur_judges)
     return Decomposition(len(triples), metrics, rej_judges.to_dict(), warnings)
 
 
-def _pass_rate_split(triples: list[tuple[Result, Result, Result]]) -> Split:
-    def part(pairs: list[tuple[Result, Result]]) -> Part:
+def _pass_rate_split(triples: list[tuple[ResultRow, ResultRow, ResultRow]]) -> Split:
+    def part(pairs: list[tuple[ResultRow, ResultRow]]) -> Part:
         before = sum(a.verdict == "pass" for a, _ in pairs)
         after = sum(b.verdict == "pass" for _, b in pairs)
         down = sum(a.verdict == "pass" and b.verdict == "fail" for a, b in pairs)
@@ -100,7 +117,7 @@ def _pass_rate_split(triples: list[tuple[Result, Result, Result]]) -> Split:
     )
 
 
-def _criterion_split(name: str, triples: list[tuple[Result, Result, Result]]) -> Split:
+def _criterion_split(name: str, triples: list[tuple[ResultRow, ResultRow, ResultRow]]) -> Split:
     # Only sessions where all three runs have a value, so the two parts add up to the total.
     values = [
         (b.criterion_value(name), r.criterion_value(name), c.criterion_value(name))
@@ -115,9 +132,9 @@ def _criterion_split(name: str, triples: list[tuple[Result, Result, Result]]) ->
 
 
 def _warnings(
-    baseline: Sequence[Result],
-    rejudged: Sequence[Result],
-    triples: list[tuple[Result, Result, Result]],
+    baseline: Sequence[ResultRow],
+    rejudged: Sequence[ResultRow],
+    triples: list[tuple[ResultRow, ResultRow, ResultRow]],
     rej_judges: RunJudges,
     cur_judges: RunJudges,
 ) -> list[str]:

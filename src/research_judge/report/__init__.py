@@ -22,6 +22,7 @@ from ..safety import check_distinct, check_output_target
 
 if TYPE_CHECKING:
     from ..results.model import Result
+    from ..results.rows import ResultsRun
     from ..validate import Labels
     from .data import ReportData, build_report
     from .render import MARKDOWN_WORST, render_html, render_markdown
@@ -52,13 +53,13 @@ __all__ = [
 
 
 def write_report(
-    results: str | Path | Sequence[Result],
+    results: str | Path | ResultsRun | Sequence[Result],
     *,
     html: str | Path | None = None,
     md: str | Path | None = None,
     labels: str | Path | Labels | None = None,
-    baseline: str | Path | Sequence[Result] | None = None,
-    rejudged: str | Path | Sequence[Result] | None = None,
+    baseline: str | Path | ResultsRun | Sequence[Result] | None = None,
+    rejudged: str | Path | ResultsRun | Sequence[Result] | None = None,
     worst: int = DEFAULT_WORST,
     threshold: float = DEFAULT_THRESHOLD,
     policy: VerdictPolicy | None = None,
@@ -156,13 +157,13 @@ def _utc_minutes(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _run(results: str | Path | Sequence[Result]) -> tuple[Sequence[Result], str]:
-    """A run's results and the name the report shows for it (none when held in memory)."""
-    if isinstance(results, str | Path):
-        from ..results.model import read_results
+def _run(results: str | Path | ResultsRun | Sequence[Result]) -> tuple[ResultsRun, str]:
+    """A run's rows and the name the report shows for it (none when held in memory)."""
+    from ..results.rows import ResultsRun, as_run
 
-        return read_results(results), Path(results).name
-    return results, ""
+    if isinstance(results, str | Path):
+        return ResultsRun.load(results), Path(results).name
+    return as_run(results), ""
 
 
 __getattr__ = lazy_exports(__name__, _LAZY)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..results.model import Result
+from ..results.rows import ResultRow, ResultsRun, as_rows, as_run
 
 HEAVIEST = 10
 _W, _H = 460, 240
@@ -78,24 +79,24 @@ class ContextView:
     heaviest: tuple[HeavySession, ...]
 
 
-def context_view(results: Sequence[Result], heaviest: int = HEAVIEST) -> ContextView | None:
+def context_view(
+    results: ResultsRun | Sequence[Result], heaviest: int = HEAVIEST
+) -> ContextView | None:
     """None when no result carries context diagnostics (results from before they existed)."""
-    with_context = [r for r in results if r.context is not None]
+    run = as_run(results)
+    with_context = [r for r in run.rows if r.has_context]
     if not with_context:
         return None
-    ranked = sorted(with_context, key=lambda r: -(r.context.trajectory_tokens if r.context else 0))
+    ranked = sorted(with_context, key=lambda r: -r.trajectory_tokens)[:heaviest]
+    full = run.full(r.session_id for r in ranked)  # the few shown in detail, read in full
     return ContextView(
         sessions=len(with_context),
-        split=sum(bool(r.context and r.context.split) for r in with_context),
-        not_judged_references=sum(
-            len(r.context.not_judged_references) for r in with_context if r.context
-        ),
-        not_judged_claims=sum(len(r.context.not_judged_claims) for r in with_context if r.context),
-        sessions_not_fully_judged=sum(
-            bool(r.context and r.context.not_judged) for r in with_context
-        ),
+        split=sum(r.split for r in with_context),
+        not_judged_references=sum(r.not_judged_references for r in with_context),
+        not_judged_claims=sum(r.not_judged_claims for r in with_context),
+        sessions_not_fully_judged=sum(bool(r.not_judged) for r in with_context),
         scatter=scatter([r for r in with_context if r.ok]),
-        heaviest=tuple(_heavy(r) for r in ranked[:heaviest]),
+        heaviest=tuple(_heavy(full[r.session_id]) for r in ranked),
     )
 
 
@@ -116,13 +117,13 @@ def _heavy(r: Result) -> HeavySession:
     )
 
 
-def scatter(graded: Sequence[Result]) -> Scatter:
+def scatter(graded: Sequence[Result | ResultRow]) -> Scatter:
     pairs = [
-        (r.session_id, r.context.trajectory_tokens, u)
-        for r in graded
-        if r.context is not None
+        (r.session_id, r.trajectory_tokens, u)
+        for r in as_rows(graded)
+        if r.has_context
         and (u := r.criterion_value("utilization")) is not None
-        and r.context.trajectory_tokens > 0
+        and r.trajectory_tokens > 0
     ]
     right, bottom = _W - _RIGHT, _H - _BOTTOM
     if pairs:

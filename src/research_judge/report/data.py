@@ -13,6 +13,7 @@ from ..compare import Comparison, compare_runs
 from ..compare.model import DEFAULT_THRESHOLD, JUDGE_CHANGED, Flag
 from ..judge.policy import VerdictPolicy
 from ..results.model import Result
+from ..results.rows import ResultRow, ResultsRun, as_run
 from . import DEFAULT_WORST
 from .agreement import AgreementView, agreement_view
 from .answer import DailyAnswer, daily_answer
@@ -34,7 +35,7 @@ class ReportData:
     worst: list[WorstSession]
     comparison: Comparison | None  # None: no baseline was given
     baseline_source: str
-    questions: dict[str, str]  # session id -> question, to label regressions and fixes
+    questions: dict[str, str]  # session id -> question, for the regressions and fixes listed
     errors: list[ErrorLine]
     cost: CostSummary
     judges: list[JudgeLine]
@@ -85,11 +86,11 @@ class ReportData:
 
 
 def build_report(
-    results: Sequence[Result],
+    results: ResultsRun | Sequence[Result],
     *,
     agreement: ValidationReport | None = None,
-    baseline: Sequence[Result] | None = None,
-    rejudged: Sequence[Result] | None = None,
+    baseline: ResultsRun | Sequence[Result] | None = None,
+    rejudged: ResultsRun | Sequence[Result] | None = None,
     worst: int = DEFAULT_WORST,
     threshold: float = DEFAULT_THRESHOLD,
     source: str = "",
@@ -99,26 +100,32 @@ def build_report(
     policy: VerdictPolicy | None = None,
 ) -> ReportData:
     """``agreement`` is ``validate_run(...)``'s report; ``baseline`` the older run's results;
-    ``policy`` the floors the run was graded with (the stability section's margins)."""
+    ``policy`` the floors the run was graded with (the stability section's margins).
+
+    Every figure is computed from the runs' rows; the sessions shown in detail (the worst, the
+    heaviest, the questions of regressions and fixes) are read in full."""
+    run = as_run(results)
+    rows = run.rows
     comparison = None
     if baseline is not None:
-        comparison = compare_runs(baseline, results, threshold=threshold, rejudged=rejudged)
-    worst_list = worst_sessions(results, worst)
-    changed, hidden = _changed(results, comparison, {s.session_id for s in worst_list})
+        comparison = compare_runs(baseline, run, threshold=threshold, rejudged=rejudged)
+    listed = [] if comparison is None else [*comparison.regressions, *comparison.fixed]
+    worst_list = worst_sessions(run, worst)
+    changed, hidden = _changed(run, comparison, {s.session_id for s in worst_list})
     return ReportData(
         source=source,
-        headline=headline(results),
-        criteria=criteria_charts(results),
+        headline=headline(rows),
+        criteria=criteria_charts(rows),
         agreement=None if agreement is None else agreement_view(agreement),
         worst=worst_list,
         comparison=comparison,
         baseline_source=baseline_source,
-        questions={r.session_id: r.question for r in results},
-        errors=errors(results),
-        cost=cost(results),
-        judges=judges(results),
-        context=context_view(results),
-        stability=_stability(results, policy),
+        questions=run.questions(listed),
+        errors=errors(rows),
+        cost=cost(rows),
+        judges=judges(rows),
+        context=context_view(run),
+        stability=_stability(rows, policy),
         run_date=run_date,
         generated_at=generated_at,
         answer=None if comparison is None else daily_answer(comparison),
@@ -132,13 +139,14 @@ MAX_CHANGED_CARDS = 20
 
 
 def _changed(
-    results: Sequence[Result], cmp: Comparison | None, shown: set[str]
+    run: ResultsRun, cmp: Comparison | None, shown: set[str]
 ) -> tuple[list[WorstSession], int]:
     if cmp is None:
         return [], 0
-    by_id = {r.session_id: r for r in results}
-    ids = [i for i in (*cmp.regressions, *cmp.fixed) if i not in shown and i in by_id]
-    cards = [describe(by_id[i]) for i in ids[:MAX_CHANGED_CARDS]]
+    present = {r.session_id for r in run.rows}
+    ids = [i for i in (*cmp.regressions, *cmp.fixed) if i not in shown and i in present]
+    full = run.full(ids[:MAX_CHANGED_CARDS])  # only the cards shown are read in full
+    cards = [describe(full[i]) for i in ids[:MAX_CHANGED_CARDS]]
     return cards, max(len(ids) - MAX_CHANGED_CARDS, 0)
 
 
@@ -150,11 +158,11 @@ def _flag_line(f: Flag) -> str:
     return text + f" (within noise{p}: a warning, not a failure)"
 
 
-def _stability(results: Sequence[Result], policy: VerdictPolicy | None) -> tuple[str, ...]:
-    if not any(r.repeats is not None for r in results):
+def _stability(rows: Sequence[ResultRow], policy: VerdictPolicy | None) -> tuple[str, ...]:
+    if not any(r.repeats is not None for r in rows):
         return ()
     # Imported here: only runs graded with --repeats need numpy's statistics.
     from ..validate.stability import render_text, stability
 
-    text = render_text(stability(results, n_boot=2000, policy=policy))
+    text = render_text(stability(rows, n_boot=2000, policy=policy))
     return tuple(line for line in text.splitlines()[1:] if line.strip())

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..results.model import RATIO_NAMES, SCORE_NAMES, Result
+from ..results.rows import ResultRow, as_rows
 from .svg import BarChart, bar_chart
 
 # Five equal-width bins over [0, 1]; the last one is closed so a ratio of exactly 1 lands in it.
@@ -19,8 +20,8 @@ class CriteriaCharts:
     ratios: tuple[BarChart, ...]
 
 
-def criteria_charts(results: Sequence[Result]) -> CriteriaCharts:
-    graded = [r for r in results if r.ok]
+def criteria_charts(results: Sequence[Result | ResultRow]) -> CriteriaCharts:
+    graded = [r for r in as_rows(results) if r.ok]
     return CriteriaCharts(
         scores=tuple(_score_chart(name, graded) for name in SCORE_NAMES),
         ratios=tuple(_ratio_chart(name, graded) for name in RATIO_NAMES),
@@ -32,19 +33,20 @@ def ratio_bin(value: float) -> int:
     return min(int(value * RATIO_BINS), RATIO_BINS - 1)
 
 
-def _score_chart(name: str, graded: Sequence[Result]) -> BarChart:
+def _score_chart(name: str, graded: Sequence[ResultRow]) -> BarChart:
     counts = {1: 0, 2: 0, 3: 0}
     missing = 0
     for r in graded:
-        if r.scores and name in r.scores:
-            counts[r.scores[name].score] += 1
+        score = r.score(name)
+        if score is not None:
+            counts[score] += 1
         else:
             missing += 1
     note = f"{missing} without a score" if missing else ""
     return bar_chart(name, [(str(s), n) for s, n in counts.items()], note=note)
 
 
-def _ratio_chart(name: str, graded: Sequence[Result]) -> BarChart:
+def _ratio_chart(name: str, graded: Sequence[ResultRow]) -> BarChart:
     counts = [0] * RATIO_BINS
     undefined = 0
     for r in graded:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..compare.judges import RunJudges
 from ..results.model import CITATION_NAMES, RATIO_NAMES, SCORE_NAMES, Result
+from ..results.rows import ResultRow, as_rows
 from ..results.summary import summarize
 
 
@@ -62,7 +63,7 @@ class JudgeLine:
     sessions: int
 
 
-def headline(results: Sequence[Result]) -> Headline:
+def headline(results: Iterable[Result | ResultRow]) -> Headline:
     """``summarize``'s numbers (the ones ``grade`` prints), split into ratios and scores."""
     s = summarize(results)
     return Headline(
@@ -80,21 +81,22 @@ def headline(results: Sequence[Result]) -> Headline:
     )
 
 
-def cost(results: Sequence[Result]) -> CostSummary:
+def cost(results: Iterable[Result | ResultRow]) -> CostSummary:
     # Errored sessions are counted too: their failed attempts were paid for.
-    costs = [r.usage.cost_usd for r in results]
+    rows = list(as_rows(results))
+    costs = [r.cost_usd for r in rows]
     return CostSummary(
-        input_tokens=sum(r.usage.input_tokens for r in results),
-        cached_input_tokens=sum(r.usage.cached_input_tokens for r in results),
-        output_tokens=sum(r.usage.output_tokens for r in results),
-        calls=sum(r.usage.calls for r in results),
-        cache_hits=sum(r.usage.cache_hits for r in results),
+        input_tokens=sum(r.input_tokens for r in rows),
+        cached_input_tokens=sum(r.cached_input_tokens for r in rows),
+        output_tokens=sum(r.output_tokens for r in rows),
+        calls=sum(r.calls for r in rows),
+        cache_hits=sum(r.cache_hits for r in rows),
         known_cost_usd=math.fsum(c for c in costs if c is not None),
         sessions_without_cost=sum(c is None for c in costs),
     )
 
 
-def errors(results: Sequence[Result]) -> list[ErrorLine]:
+def errors(results: Iterable[Result | ResultRow]) -> list[ErrorLine]:
     return [
         ErrorLine(r.session_id, r.error_kind or "error", r.error or "no verdict recorded")
         for r in results
@@ -102,7 +104,7 @@ def errors(results: Sequence[Result]) -> list[ErrorLine]:
     ]
 
 
-def judges(results: Sequence[Result]) -> list[JudgeLine]:
+def judges(results: Iterable[Result | ResultRow]) -> list[JudgeLine]:
     return [
         JudgeLine(ident.provider, ident.model, dict(ident.prompts), ident.fingerprint, n)
         for ident, n in RunJudges.of(results).counts

@@ -6,12 +6,14 @@ used or not relevant) with the quotes it gave and whether each quote was found w
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..compare import combined_value
 from ..results.model import CRITERIA, SCORE_NAMES, Result, VerdictRecord
+from ..results.rows import ResultRow, ResultsRun, as_run
 
 MAX_PROBLEMS_SHOWN = 12
 
@@ -77,17 +79,20 @@ class WorstSession:
         return "Passes" if self.verdict == "pass" else "No verdict"
 
 
-def worst_sessions(results: Sequence[Result], limit: int) -> list[WorstSession]:
+def worst_sessions(results: ResultsRun | Sequence[Result], limit: int) -> list[WorstSession]:
     """Up to ``limit`` graded sessions: failing before passing, then by combined value (lowest
-    first; a session with no criterion values sorts last), then in file order."""
-    graded = [(i, r, combined_value(r)) for i, r in enumerate(results) if r.ok]
+    first; a session with no criterion values sorts last), then in file order. Ranked on the
+    rows; only the sessions shown are read in full."""
+    run = as_run(results)
+    graded = [(i, r, combined_value(r)) for i, r in enumerate(run.rows) if r.ok]
 
-    def key(item: tuple[int, Result, float | None]) -> tuple[bool, float, int]:
+    def key(item: tuple[int, ResultRow, float | None]) -> tuple[bool, float, int]:
         i, r, combined = item
         return (r.verdict != "fail", math.inf if combined is None else combined, i)
 
-    ranked = sorted(graded, key=key)[: max(limit, 0)]
-    return [describe(r, combined) for _, r, combined in ranked]
+    ranked = heapq.nsmallest(max(limit, 0), graded, key=key)
+    full = run.full(r.session_id for _, r, _ in ranked)
+    return [describe(full[r.session_id], combined) for _, r, combined in ranked]
 
 
 def problems_of(verdicts: Sequence[VerdictRecord]) -> list[Problem]:

@@ -9,6 +9,7 @@ from typing import Any
 
 from .._format import num, pct
 from .model import CITATION_NAMES, CRITERIA, RATIO_NAMES, SCORE_NAMES, Result
+from .rows import ResultRow, as_rows
 
 
 @dataclass
@@ -50,20 +51,19 @@ class ContextSummary:
     duplicate_references: int = 0
     used_token_shares: list[float] = field(default_factory=list)
 
-    def add(self, result: Result) -> None:
-        ctx = result.context
-        if ctx is None:
+    def add(self, row: ResultRow) -> None:
+        if not row.has_context:
             return
         self.sessions += 1
-        self.trajectory_tokens.append(ctx.trajectory_tokens)
-        self.split += ctx.split
-        self.counting_calls += ctx.counting_calls
-        self.duplicate_references += ctx.duplicate_references
-        self.not_judged_references += len(ctx.not_judged_references)
-        self.not_judged_claims += len(ctx.not_judged_claims)
-        self.sessions_not_fully_judged += ctx.not_judged > 0
-        if result.ok and ctx.used_token_share is not None:
-            self.used_token_shares.append(ctx.used_token_share)
+        self.trajectory_tokens.append(row.trajectory_tokens)
+        self.split += row.split
+        self.counting_calls += row.counting_calls
+        self.duplicate_references += row.duplicate_references
+        self.not_judged_references += row.not_judged_references
+        self.not_judged_claims += row.not_judged_claims
+        self.sessions_not_fully_judged += row.not_judged > 0
+        if row.ok and row.used_token_share is not None:
+            self.used_token_shares.append(row.used_token_share)
 
     def to_dict(self) -> dict[str, Any]:
         tokens = self.trajectory_tokens
@@ -105,13 +105,15 @@ class ContextSummary:
         return text
 
 
-def summarize(results: Iterable[Result]) -> Summary:
-    """Errored sessions are counted, then left out of every mean and of the pass rate."""
+def summarize(results: Iterable[Result | ResultRow]) -> Summary:
+    """Errored sessions are counted, then left out of every mean and of the pass rate.
+
+    A fold: ``results`` may be a stream (``grade`` reads its --out back as rows)."""
     s = Summary()
     names = (*CRITERIA, *CITATION_NAMES)
     sums = dict.fromkeys(names, 0.0)
     counts = dict.fromkeys(names, 0)
-    for r in results:
+    for r in as_rows(results):
         s.sessions += 1
         s.context.add(r)
         if not r.ok:
@@ -123,8 +125,8 @@ def summarize(results: Iterable[Result]) -> Summary:
             continue
         s.graded += 1
         s.passed += r.verdict == "pass"
-        s.quotes_verified += r.evidence.verified
-        s.quotes += r.evidence.total
+        s.quotes_verified += r.evidence_verified
+        s.quotes += r.evidence_total
         for name in names:
             value = _as_reported(r, name)
             if value is not None:
@@ -134,12 +136,12 @@ def summarize(results: Iterable[Result]) -> Summary:
     return s
 
 
-def _as_reported(result: Result, name: str) -> float | None:
+def _as_reported(row: ResultRow, name: str) -> float | None:
     """Ratios on 0-1, scores on their own 1-3 scale (what a reader of the summary expects)."""
     if name in RATIO_NAMES or name in CITATION_NAMES:
-        return result.criterion_value(name)
-    scores = result.scores or {}
-    return float(scores[name].score) if name in scores else None
+        return row.criterion_value(name)
+    score = row.score(name)
+    return None if score is None else float(score)
 
 
 _FIRST_ERROR_CHARS = 300

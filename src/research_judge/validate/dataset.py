@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..results.model import SCORE_NAMES, Result
+from ..results.rows import ResultRow, as_rows
 from .labels import Labels
 
 MAX_IDS_LISTED = 20  # enough to find the rows; a long list would drown the report
@@ -80,27 +81,26 @@ class Paired:
         return len(self.session_ids)
 
 
-def pair(results: Sequence[Result], labels: Labels) -> tuple[Paired, Exclusions]:
-    by_id = {r.session_id: r for r in results}
-    errored = [r.session_id for r in results if not r.ok and r.session_id in labels.items]
+def pair(results: Sequence[Result | ResultRow], labels: Labels) -> tuple[Paired, Exclusions]:
+    rows = list(as_rows(results))
+    by_id = {r.session_id: r for r in rows}
+    errored = [r.session_id for r in rows if not r.ok and r.session_id in labels.items]
     tied = set(labels.ties)
     no_label = [
-        r.session_id
-        for r in results
-        if r.session_id not in labels.items and r.session_id not in tied
+        r.session_id for r in rows if r.session_id not in labels.items and r.session_id not in tied
     ]
     unknown = [sid for sid in labels.items if sid not in by_id]
-    kept = [r for r in results if r.ok and r.session_id in labels.items]
+    kept = [r for r in rows if r.ok and r.session_id in labels.items]
 
-    def judge_score(r: Result, name: str) -> int:
-        return r.scores[name].score if r.scores and name in r.scores else 0
+    def judge_score(r: ResultRow, name: str) -> int:
+        return r.score(name) or 0
 
     paired = Paired(
         session_ids=[r.session_id for r in kept],
         human_pass=np.array([labels.items[r.session_id].label == "pass" for r in kept], bool),
         judge_pass=np.array([r.verdict == "pass" for r in kept], bool),
-        words=np.array([r.answer_stats.words for r in kept], float),
-        chars=np.array([r.answer_stats.chars for r in kept], float),
+        words=np.array([r.words for r in kept], float),
+        chars=np.array([r.chars for r in kept], float),
         judge_scores={
             name: np.array([judge_score(r, name) for r in kept], np.int64) for name in SCORE_NAMES
         },

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..results.model import Result
+from ..results.rows import ResultsRun, as_run
 from ..stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from .agreement import PassFailStats, pass_fail_stats
 from .annotators import HumanAgreement, ceiling_sentence, human_agreement
@@ -115,7 +116,7 @@ class ValidationReport:
 
 
 def validate_run(
-    results: Sequence[Result],
+    results: ResultsRun | Sequence[Result],
     labels: Labels,
     *,
     seed: int = BOOTSTRAP_SEED,
@@ -130,14 +131,15 @@ def validate_run(
     """
     if n_boot < 0:
         raise ConfigError(f"bootstrap resamples must be 0 or more, got {n_boot}")
-    data, excluded = pair(results, labels)
+    rows = as_run(results).rows
+    data, excluded = pair(rows, labels)
     stats = pass_fail_stats(data.human_pass, data.judge_pass, seed=seed, n_boot=n_boot)
     criteria = {
         name: criterion_agreement(name, data.human_scores[name], data.judge_scores[name])
         for name in data.label_criteria
     }
     bias = length_bias(data)
-    graded = [r for r in results if r.ok]
+    graded = [r for r in rows if r.ok]
     corrected = corrected_pass_rate(
         sum(r.verdict == "pass" for r in graded),
         len(graded),
@@ -167,7 +169,7 @@ def validate_run(
         length_bias=bias,
         guidance=advice,
         excluded=excluded,
-        n_results=len(results),
+        n_results=len(rows),
         n_labels=labels.n_labelled,
         seed=seed,
         n_boot=n_boot,

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..judge.policy import VerdictPolicy
 from ..results.model import SCORE_NAMES, Result
+from ..results.rows import ResultRow
 from ..stats import BOOTSTRAP_SEED, STABILITY_RESAMPLES
 from ..stats.fleiss import FleissKappa, fleiss_kappa
 from .suggest import margin
@@ -84,7 +85,7 @@ class StabilityReport:
 
 
 def stability(
-    results: Sequence[Result],
+    results: Sequence[Result | ResultRow],
     *,
     seed: int = BOOTSTRAP_SEED,
     n_boot: int = STABILITY_RESAMPLES,
@@ -176,7 +177,7 @@ def _say_dropped(name: str, fk: FleissKappa, n_boot: int, warnings: list[str]) -
         )
 
 
-def _samples(r: Result) -> list[Any]:
+def _samples(r: Result | ResultRow) -> list[Any]:
     return [] if r.repeats is None else list(r.repeats.samples)
 
 

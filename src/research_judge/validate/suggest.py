@@ -30,6 +30,7 @@ from .._files import check_replaceable, write_atomically
 from ..errors import ConfigError
 from ..judge.policy import VerdictPolicy
 from ..results.model import RATIO_NAMES, SCORE_NAMES, Result
+from ..results.rows import ResultRow, ResultsRun, as_run
 from ..stats.intervals import Interval
 from .agreement import PassFailStats
 from .labels import Labels, neutralise
@@ -65,61 +66,68 @@ class Suggestion:
     question: str
 
 
-def margin(result: Result, policy: VerdictPolicy) -> float | None:
+def margin(result: Result | ResultRow, policy: VerdictPolicy) -> float | None:
     """Distance of the session's verdict from flipping, on the 0..1 scale; None if unknown."""
+    row = result if isinstance(result, ResultRow) else ResultRow.of(result)
     gaps: list[float] = []  # value - floor for every rule that applies
     for name in SCORE_NAMES:
         floor: int = getattr(policy, f"min_{name}")
-        if result.scores and name in result.scores:
-            gaps.append((result.scores[name].score - floor) / 2)
+        score = row.score(name)
+        if score is not None:
+            gaps.append((score - floor) / 2)
     for name in RATIO_NAMES:
         ratio_floor: float | None = getattr(policy, f"min_{name}")
-        value = result.criterion_value(name)
+        value = row.criterion_value(name)
         if ratio_floor is not None and value is not None:
             gaps.append(value - ratio_floor)
     if not gaps:
         return None
-    if result.verdict == "pass":
+    if row.verdict == "pass":
         return max(0.0, min(gaps))
     shortfalls = [-g for g in gaps if g < 0]
     return max(shortfalls) if shortfalls else 0.0
 
 
 def suggest(
-    results: Sequence[Result],
+    results: ResultsRun | Sequence[Result],
     labels: Labels,
     n: int,
     policy: VerdictPolicy | None = None,
     lead: Literal["pass", "fail"] = "fail",
 ) -> list[Suggestion]:
-    """``lead``: the judge verdict to start with, see ``weaker_class`` (fails by default)."""
+    """``lead``: the judge verdict to start with, see ``weaker_class`` (fails by default).
+
+    Ranked on the rows; the sessions picked are read in full for their reasons and question."""
     if n < 1:
         raise ConfigError(f"--suggest needs a number of sessions of 1 or more, got {n}")
+    run = as_run(results)
     rule = policy or VerdictPolicy()
-    strata: dict[str, list[tuple[float, int, Suggestion]]] = {"pass": [], "fail": []}
-    for index, r in enumerate(results):
+    strata: dict[str, list[tuple[float, int, ResultRow]]] = {"pass": [], "fail": []}
+    for index, r in enumerate(run.rows):
         if not r.ok or r.session_id in labels.items or r.verdict is None:
             continue
         m = margin(r, rule)
-        item = Suggestion(
-            r.session_id,
-            r.verdict,
-            1.0 if m is None else m,  # nothing gated: as far from the threshold as can be
-            "; ".join(r.verdict_reasons),
-            r.question,
-        )
-        strata[r.verdict].append((item.margin, index, item))
-    ordered = {
-        k: [s for _, _, s in sorted(v, key=lambda t: (t[0], t[1]))] for k, v in strata.items()
-    }
-    out: list[Suggestion] = []
+        # nothing gated: as far from the threshold as can be
+        strata[r.verdict].append((1.0 if m is None else m, index, r))
+    ordered = {k: [t for t in sorted(v, key=lambda t: (t[0], t[1]))] for k, v in strata.items()}
+    picked: list[tuple[float, int, ResultRow]] = []
     passes, fails = ordered["pass"], ordered["fail"]
     order = (fails, passes) if lead == "fail" else (passes, fails)
-    while len(out) < n and (passes or fails):
+    while len(picked) < n and (passes or fails):
         for stratum in order:
-            if stratum and len(out) < n:
-                out.append(stratum.pop(0))
-    return out
+            if stratum and len(picked) < n:
+                picked.append(stratum.pop(0))
+    full = run.full(r.session_id for _, _, r in picked)
+    return [
+        Suggestion(
+            r.session_id,
+            r.verdict or "",
+            m,
+            "; ".join(full[r.session_id].verdict_reasons),
+            full[r.session_id].question,
+        )
+        for m, _, r in picked
+    ]
 
 
 def _cell(text: str) -> str:
