@@ -246,3 +246,28 @@ def test_tasks_prints_hostile_task_ids_inertly(
     for mine, plain in zip(hostile, benign, strict=True):
         same_commands(mine, plain)
     no_control_characters(hostile[0] + hostile[1])
+
+
+def test_label_script_prints_hostile_ids_inertly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``label --script`` (the non-interactive labelling CI and ``make demo`` run) names each
+    session it labels, skips and undoes: one inert line each, nothing the runner would run."""
+    sessions = tmp_path / "s.jsonl"
+    sessions.write_text(
+        "".join(json.dumps({"id": p, "question": "q", "answer": "a", "trajectory": []}) + "\n"
+                for p in PAYLOADS),
+        encoding="utf-8",
+    )  # fmt: skip
+    script = tmp_path / "keys.txt"
+    script.write_text("s\n" + "p\n" * (len(PAYLOADS) - 1) + "u\n", encoding="utf-8")
+    code = main(["label", str(sessions), "--labels", str(tmp_path / "l.csv"), "--annotator",
+                 "ann", "--order", "input", "--script", str(script)])  # fmt: skip
+    captured = capsys.readouterr()
+    assert code == 0
+    assert captured.out.count("labelled ") == len(PAYLOADS)  # every label is reported
+    assert commands(captured.out) == [] and commands(captured.err) == []
+    no_control_characters(captured.out + captured.err)
+    # One line per key pressed, plus the closing line: no id spills onto a line of its own.
+    assert len(captured.out.splitlines()) == len(PAYLOADS) + 2
+
