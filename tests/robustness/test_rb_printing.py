@@ -271,3 +271,23 @@ def test_label_script_prints_hostile_ids_inertly(
     # One line per key pressed, plus the closing line: no id spills onto a line of its own.
     assert len(captured.out.splitlines()) == len(PAYLOADS) + 2
 
+
+def test_stability_prints_each_unstable_id_on_its_own_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The unstable sessions are listed one per line; a hostile id stays inside its line (its
+    line break is shown as ``\\n``, not taken) and starts nothing."""
+    flip = [{"verdict": v, "ratios": {"relevance": 0.8, "utilization": 0.6, "grounding": 0.9},
+             "scores": {"effectiveness": 3, "fluff": 2, "structure": 3}}
+            for v in ("pass", "fail", "pass")]  # fmt: skip
+    repeats = {"k": 3, "aggregation": "majority", "samples": flip}
+    results = write_results(
+        tmp_path / "r.jsonl", [make_result(p, "pass", repeats=repeats) for p in PAYLOADS]
+    )
+    assert main(["stability", str(results), "--bootstrap", "0"]) == 0
+    out = capsys.readouterr().out
+    assert commands(out) == []
+    no_control_characters(out)
+    listed = out.split("Unstable sessions", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    assert len(listed) == len(PAYLOADS), listed
+    assert all(line.startswith("  ") for line in listed), listed
