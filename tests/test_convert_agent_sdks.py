@@ -22,9 +22,11 @@ RESPONSES = FIXTURES / "openai_responses.jsonl"
 CLAUDE = FIXTURES / "claude_agent.jsonl"
 
 
-def convert(fmt: str, tmp_path: Path, *inputs: Path) -> tuple[list[dict[str, Any]], list[str]]:
+def convert(
+    fmt: str, tmp_path: Path, *inputs: Path, last_turn: bool = False
+) -> tuple[list[dict[str, Any]], list[str]]:
     out = tmp_path / "sessions.jsonl"
-    stats = convert_files(fmt, list(inputs), out, ConvertOptions())
+    stats = convert_files(fmt, list(inputs), out, ConvertOptions(last_turn=last_turn))
     sessions = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     return sessions, [str(e) for e in stats.errors]
 
@@ -204,7 +206,7 @@ def test_claude_agent_fixture_messages_are_valid_anthropic_messages() -> None:
     assistant, user = TypeAdapter(Message), TypeAdapter(MessageParam)
     kinds = [line["type"] for line in _lines()]
     assert kinds.count("assistant") == 6 and kinds.count("user") == 4
-    for line in _lines():
+    for line in [*_lines(), *_lines(FIXTURES / "claude_agent_turns.jsonl")]:
         if line["type"] == "assistant":
             assistant.validate_python(line["message"])
         elif line["type"] == "user":
@@ -213,6 +215,8 @@ def test_claude_agent_fixture_messages_are_valid_anthropic_messages() -> None:
 
 def test_claude_agent_fixture_is_what_the_agent_sdk_parses() -> None:
     parser = pytest.importorskip("claude_agent_sdk._internal.message_parser")
+    turns = [parser.parse_message(line) for line in _lines(FIXTURES / "claude_agent_turns.jsonl")]
+    assert [type(m).__name__ for m in turns].count("ResultMessage") == 2
     parsed = [parser.parse_message(line) for line in _lines()]
     assert [type(m).__name__ for m in parsed] == [
         "SystemMessage",
@@ -368,3 +372,45 @@ def test_responses_hosted_tool_items_are_references(tmp_path: Path) -> None:
     assert mcp2["content"] == "MCP tool error (mcp_protocol_error): page not found"
     assert ws["is_error"] is True and ws["url"] == "https://example.org/x"
     assert "unreadable" not in ws
+
+
+# --- several user turns: one session per answered turn (the turn rule every chat format shares)
+
+
+def test_responses_two_turns_are_two_sessions_with_the_first_as_context(tmp_path: Path) -> None:
+    log = FIXTURES / "openai_responses_turns.jsonl"
+    from openai.types.responses import ResponseInputItemParam
+
+    adapter: TypeAdapter[Any] = TypeAdapter(ResponseInputItemParam)
+    for item in fixture_record(log)["items"]:
+        adapter.validate_python(item)
+    (first, second), errors = convert("openai-responses", tmp_path, log)
+    assert errors == []
+    assert (first["id"], second["id"]) == ("resp-heatpump-02#1", "resp-heatpump-02#2")
+    assert first["question"].startswith("How much does it cost to install")
+    assert second["question"] == "And in Bergen?"
+    assert second["answer"].startswith("In Bergen the median installed price")
+    assert [r["id"] for r in first["trajectory"]] == ["call_oslo"]
+    assert [r["id"] for r in second["trajectory"]] == ["call_bergen"]  # only its own turn's
+    assert second["conversation"] == [{"question": first["question"], "answer": first["answer"]}]
+    (cite,) = second["citations"]
+    assert second["answer"][cite["start"] : cite["end"]] == "about 152,000 NOK"
+    assert cite["reference"] == "call_bergen"  # the url is in the price tool's JSON result
+    last, _ = convert("openai-responses", tmp_path / "..", log, last_turn=True)
+    assert [s["id"] for s in last] == ["resp-heatpump-02#2"]
+
+
+def test_claude_agent_streaming_input_turns_are_sessions_of_one_session_id(
+    tmp_path: Path,
+) -> None:
+    # Streaming input (--input-format stream-json --replay-user-messages): each user message is
+    # echoed and each turn ends with its own result line.
+    log = FIXTURES / "claude_agent_turns.jsonl"
+    assert [line["type"] for line in _lines(log)].count("result") == 2
+    (first, second), errors = convert("claude-agent", tmp_path, log)
+    assert errors == []
+    sid = "9d2e7c41-0b6a-4f0e-8e53-1f7a2b9c4d11"
+    assert (first["id"], second["id"]) == (f"{sid}#1", f"{sid}#2")
+    assert second["question"] == "And in Bergen?"
+    assert [r["id"] for r in second["trajectory"]] == ["toolu_bergen"]
+    assert second["conversation"][0]["answer"].startswith("A typical air-to-water heat pump")

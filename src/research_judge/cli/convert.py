@@ -33,7 +33,7 @@ formats:
   anthropic    JSONL of {"id", "system"?, "messages", "metadata"?}, Messages API blocks
                (tool_result, web_fetch and web_search server tool results, citations)
   claude-agent Claude Agent SDK / Claude Code stream-json output or .jsonl transcripts:
-               one session per session_id, sub-agent (Task) results named by agent
+               one conversation per session_id, sub-agent (Task) results named by agent
   otel         OTLP JSON traces (the collector's file exporter), GenAI semantic
                conventions: one session per trace, references from the root agent
                and every sub-agent; also the Vercel AI SDK's ai.* spans, as OTLP or

@@ -179,7 +179,7 @@ class _Walk:
             if isinstance(kind, str) and kind.endswith("tool_result"):
                 self._tool_result(index, block, agent)
         if agent is None and text.strip() and not data.get("isMeta"):
-            self._close_answer()
+            self.close_answer()
             self.log.ask(text, f"line {index}")
             self.answer_id, self.answer, self.result = None, "", None
 
@@ -232,9 +232,9 @@ class _Walk:
         for key, meta_key in (("total_cost_usd", "cost_usd"), ("num_turns", "num_turns")):
             if isinstance(data.get(key), int | float):
                 self.meta[meta_key] = data[key]
-        self._close_answer()
+        self.close_answer()
 
-    def _close_answer(self) -> None:
+    def close_answer(self) -> None:
         """A turn whose text never streamed takes the ``result`` message's text."""
         if self.log.turns and not (self.log.turns[-1].answer or "").strip() and self.result:
             self.log.answered(self.result)
@@ -244,7 +244,7 @@ def _convert(stream: _Stream, options: ConvertOptions) -> Converted:
     walk = _Walk(options)
     for _, line in stream.lines:
         walk.line(line.number, line.data)
-    walk._close_answer()
+    walk.close_answer()
     walk.calls.check_all_answered()
     if not walk.log.turns:
         raise RecordError(
