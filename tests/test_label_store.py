@@ -197,14 +197,10 @@ def test_a_carriage_return_in_an_id_stays_inside_its_cell(tmp_path: Path) -> Non
     the labels file still reads back: the label is not split into a broken row and a label
     for another session."""
     ids = ["a\rs-victim", "b\nc", "s-victim"]
-    sessions = tmp_path / "s.jsonl"
-    sessions.write_text(
-        "".join(json.dumps({"id": i, "question": "q", "answer": "a", "trajectory": []}) + "\n"
-                for i in ids),
-        encoding="utf-8",
-    )  # fmt: skip
+    from support import session, write_sessions
+
     path = tmp_path / "labels.csv"
-    items, _ = load_items(sessions)
+    items, _ = load_items(write_sessions(tmp_path / "s.jsonl", [session(i) for i in ids]))
     run = LabelRun(items, LabelStore(path, "ann"))
     run.label("a\rs-victim", "fail", "x")
     run.label("b\nc", "pass")

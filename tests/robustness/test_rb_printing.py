@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -65,6 +66,22 @@ def no_control_characters(text: str) -> None:
     assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]", text), text
 
 
+def hostile_like_benign(
+    tmp_path: Path, run: Callable[[Path, list[str]], tuple[str, ...]], prefix: str = "s"
+) -> tuple[str, ...]:
+    """``run`` over the payloads as ids and over plain ids: the hostile outputs (stdout, stderr,
+    then any files) hold the same commands as the plain ones, and stdout and stderr no control
+    character. Returns the hostile outputs."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    hostile = run(tmp_path / "a", PAYLOADS)
+    benign = run(tmp_path / "b", [f"{prefix}{i}" for i in range(len(PAYLOADS))])
+    for mine, plain in zip(hostile, benign, strict=True):
+        same_commands(mine, plain)
+    no_control_characters(hostile[0] + hostile[1])
+    return hostile
+
+
 @pytest.mark.parametrize("payload", PAYLOADS)
 def test_the_rule_itself(payload: str) -> None:
     from research_judge._text import inline, inline_lines
@@ -93,15 +110,9 @@ def run_compare(
 def test_compare_text_gate_annotations_and_junit_are_inert(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    hostile = run_compare(tmp_path / "a", PAYLOADS, capsys)
-    benign = run_compare(tmp_path / "b", [f"s{i}" for i in range(len(PAYLOADS))], capsys)
+    hostile = hostile_like_benign(tmp_path, lambda where, ids: run_compare(where, ids, capsys))
     assert "Regressions (pass -> fail)" in hostile[0]
     assert any(name == "error" for name, _ in commands(hostile[0]))  # the gate still fails
-    for mine, plain in zip(hostile, benign, strict=True):
-        same_commands(mine, plain)
-    no_control_characters(hostile[0] + hostile[1])
 
 
 def test_convert_errors_name_the_tool_inertly(
@@ -157,16 +168,11 @@ def test_grade_prints_hostile_ids_inertly(
     from support import body_responder
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
     with FakeOpenAIServer(body_responder) as srv:
-        hostile = run_grade(tmp_path / "a", PAYLOADS, srv.base_url, capsys)
-        benign = run_grade(tmp_path / "b", [f"s{i}" for i in range(len(PAYLOADS))],
-                           srv.base_url, capsys)  # fmt: skip
+        hostile = hostile_like_benign(
+            tmp_path, lambda where, ids: run_grade(where, ids, srv.base_url, capsys)
+        )
     assert "content_ref" in hostile[0]  # the errors are reported, inertly
-    for mine, plain in zip(hostile, benign, strict=True):
-        same_commands(mine, plain)
-    no_control_characters(hostile[0] + hostile[1])
 
 
 def test_report_markdown_on_stdout_and_html_are_inert(
@@ -205,13 +211,7 @@ def run_validate(
 def test_validate_prints_hostile_ids_inertly(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    hostile = run_validate(tmp_path / "a", PAYLOADS, capsys)
-    benign = run_validate(tmp_path / "b", [f"s{i}" for i in range(len(PAYLOADS))], capsys)
-    for mine, plain in zip(hostile, benign, strict=True):
-        same_commands(mine, plain)
-    no_control_characters(hostile[0] + hostile[1])
+    hostile_like_benign(tmp_path, lambda where, ids: run_validate(where, ids, capsys))
 
 
 def run_tasks(
@@ -239,13 +239,7 @@ def test_tasks_prints_hostile_task_ids_inertly(
 
     monkeypatch.chdir(REPO)  # the agent spec is resolved from the working directory
     monkeypatch.setattr(sys, "path", list(sys.path))
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    hostile = run_tasks(tmp_path / "a", PAYLOADS, capsys)
-    benign = run_tasks(tmp_path / "b", [f"t{i}" for i in range(len(PAYLOADS))], capsys)
-    for mine, plain in zip(hostile, benign, strict=True):
-        same_commands(mine, plain)
-    no_control_characters(hostile[0] + hostile[1])
+    hostile_like_benign(tmp_path, lambda where, ids: run_tasks(where, ids, capsys), prefix="t")
 
 
 def test_label_script_prints_hostile_ids_inertly(
@@ -253,12 +247,9 @@ def test_label_script_prints_hostile_ids_inertly(
 ) -> None:
     """``label --script`` (the non-interactive labelling CI and ``make demo`` run) names each
     session it labels, skips and undoes: one inert line each, nothing the runner would run."""
-    sessions = tmp_path / "s.jsonl"
-    sessions.write_text(
-        "".join(json.dumps({"id": p, "question": "q", "answer": "a", "trajectory": []}) + "\n"
-                for p in PAYLOADS),
-        encoding="utf-8",
-    )  # fmt: skip
+    from support import session, write_sessions
+
+    sessions = write_sessions(tmp_path / "s.jsonl", [session(p) for p in PAYLOADS])
     script = tmp_path / "keys.txt"
     script.write_text("s\n" + "p\n" * (len(PAYLOADS) - 1) + "u\n", encoding="utf-8")
     code = main(["label", str(sessions), "--labels", str(tmp_path / "l.csv"), "--annotator",
