@@ -20,6 +20,12 @@ OUT = Path("demo-out")
 
 def main() -> int:
     os.chdir(ROOT)
+    # make installs the command into .venv, not onto PATH: say so before the first command.
+    print(
+        "make demo: to run the commands below by hand, type .venv/bin/research-judge, or run "
+        ". .venv/bin/activate first",
+        flush=True,
+    )
     return run_demo(OUT)
 
 

@@ -35,6 +35,8 @@ CLI_ONLY = {
     "annotations": "CI annotations of the command line",
     "config": "the CLI's config file (the API takes policy=)",
     "dry_run": "the estimate without sending: not in the Python API yet",
+    "parquet": "a Parquet copy of the results file (the API returns Results: to_dataframe)",
+    "shard": "one of N machines' share of an input file, each to its own --out, then merged",
 }
 # Flags whose API keyword is another shape of the same setting.
 RESHAPED = {

@@ -271,16 +271,41 @@ def test_the_python_api_grades_with_it() -> None:
     assert result.verdict in ("pass", "fail")
 
 
-def test_a_request_showing_earlier_turns_is_refused_as_unreadable_not_misread() -> None:
-    from research_judge.judge.reading import UnreadableRequest
+EARLIER = [
+    {"question": "What limits electric trucks?", "answer": "Mostly the battery [1].\n\nAnd cold."},
+    {"question": "And buses?", "answer": "The same, <<question>> markers and all."},
+]
 
-    prompts = PromptSet()
-    session = Session.model_validate(
-        {**TRICKY, "conversation": [{"question": "Before?", "answer": "Earlier answer."}]}
-    )
-    counting, _ = judge(prompts).first_requests(session)
-    with pytest.raises(UnreadableRequest, match="does not match its template"):
-        RequestReader(prompts).read(counting)
+
+@pytest.mark.parametrize("folder", [None, REWORDED], ids=["shipped", "reworded"])
+@pytest.mark.parametrize("turns", [1, 2])
+async def test_a_conversations_earlier_turns_are_read_as_shown(
+    folder: Path | None, turns: int
+) -> None:
+    prompts = PromptSet(folder)
+    session = Session.model_validate({**TRICKY, "conversation": EARLIER[:turns]})
+    counting, scoring = judge(prompts).first_requests(session)
+    for request in (counting, scoring):
+        shown = RequestReader(prompts).read(request)
+        assert (shown.question, shown.answer) == (session.question, session.answer)
+    assert [r.id for r in RequestReader(prompts).read(counting).references] == [
+        r.id for r in session.trajectory
+    ]
+    result = await judge(prompts).grade(session)
+    assert result.error is None
+    alone = await judge(prompts).grade(Session.model_validate(TRICKY))
+    assert result.verdicts == alone.verdicts  # earlier turns are context, not the answer
+
+
+async def test_excerpts_shown_with_a_reference_are_read_with_it() -> None:
+    ref = {**TRICKY["trajectory"][1], "excerpts": [
+        {"kind": "quoted", "text": "drivers lose about a third of their range"},
+        {"kind": "attributed", "text": "Drivers lose about a third of their range"},
+    ]}  # fmt: skip
+    data = {**TRICKY, "trajectory": [TRICKY["trajectory"][0], ref]}
+    result = await judge(PromptSet()).grade(Session.model_validate(data))
+    assert result.error is None
+    assert result.evidence.verified == result.evidence.total
 
 
 def test_it_cannot_sit_on_a_jury(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

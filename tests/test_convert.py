@@ -601,7 +601,7 @@ def test_dash_input_is_stdin(
     out = tmp_path / "s.jsonl"
     assert main(["convert", "anthropic", "-", "--out", str(out), "--quiet"]) == 2
     assert [s["id"] for s in read(out)] == ["anth-ev-01"]
-    assert "stdin.log:2: not valid JSON" in capsys.readouterr().err
+    assert "research-judge convert: -:2: not valid JSON" in capsys.readouterr().err
     assert main(["convert", "anthropic", "-", "-", "--out", str(out)]) == 2
 
 

@@ -163,3 +163,17 @@ def test_a_bare_list_of_responses_items_says_how_to_wrap_it(tmp_path: Path) -> N
         f"{log}: looks like bare lists of Responses API items, without a record id; no convert "
         'format reads it (write each list as {"id": ..., "items": [...]} for \'openai-responses\')'
     ]
+
+
+def test_standard_input_is_named_dash_in_what_convert_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(CASSETTE.encode())))
+    assert main(["convert", "-", "--out", str(tmp_path / "s.jsonl"), "--quiet"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "research-judge convert: -: looks like YAML; no convert format reads it (a YAML cassette "
+        "of recorded HTTP calls holds requests, not an agent's log)"
+    ]

@@ -32,6 +32,7 @@ def test_the_demo_runs_offline_and_writes_the_report(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     out = done.stdout
+    assert out.startswith("make demo: to run the commands below by hand, type .venv/bin/")
     assert "sessions 20: graded 20, errors 0" in out
     assert "fixtures/bad_sessions.jsonl:2: not valid JSON" in done.stdout + done.stderr
     assert "agrees on 92% of human passes and 50% of human fails" in out

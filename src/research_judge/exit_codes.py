@@ -23,8 +23,9 @@ __all__ = ["MEANING", "ExitCode", "markdown_table", "table"]
 MEANING: dict[ExitCode, str] = {
     ExitCode.OK: "done: everything ran and every gate passed",
     ExitCode.FLAGGED: (
-        "a gate failed: compare flagged a drop (or the judge changed), tasks run found a "
-        "regression, a validate gate was not met"
+        "a gate failed: compare found a regressed session or a significant drop (or the judge "
+        "changed), tasks run found a failed task (with --baseline: a regression), a validate gate "
+        "was not met"
     ),
     ExitCode.FAILED: (
         "bad usage or bad input (a flag, the config file, an input file or line, an unreadable "

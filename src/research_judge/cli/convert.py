@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._ci import add_force_flag
 from ._help import DefaultsFormatter
 from .config import add_config_flag
+
+if TYPE_CHECKING:
+    from ..errors import InputFileError
 
 FORMATS = (
     "openai-chat",
@@ -95,19 +98,16 @@ def register(subparsers: Any) -> None:
 
 
 def run_convert(args: argparse.Namespace) -> int:
-    from .._text import inline
-    from ..errors import ConfigError, ExitCode, InputFileError
+    from ..errors import ConfigError, ExitCode
     from ..sessions.convert import ConvertOptions, compile_stub_pattern, convert_files
     from ._stdin import STDIN, spooled_stdin
 
-    def report(exc: InputFileError) -> None:
-        # A record's text (a tool's function name, an id) is in the message: one inert line.
-        print(f"research-judge convert: {inline(exc)}", file=sys.stderr)
-
-    def note(exc: InputFileError) -> None:
-        print(f"research-judge convert: note: {inline(exc)}", file=sys.stderr)
-
-    hooks: dict[str, Any] = {"on_error": report, "on_note": note, "force": args.force}
+    printer = _Printer()
+    hooks: dict[str, Any] = {
+        "on_error": printer.error,
+        "on_note": printer.note,
+        "force": args.force,
+    }
 
     fmt, inputs = _format_and_inputs(args.inputs)
     options = ConvertOptions(
@@ -117,6 +117,7 @@ def run_convert(args: argparse.Namespace) -> int:
         raise ConfigError("'-' (standard input) can be given once")
     if STDIN in inputs:
         with spooled_stdin("stdin.log") as path:
+            printer.stdin_copy = str(path)
             spooled: list[str | Path] = [str(path) if i == STDIN else i for i in inputs]
             stats = convert_files(fmt, spooled, args.out, options, **hooks)
     else:
@@ -143,3 +144,25 @@ def _format_and_inputs(words: list[str]) -> tuple[str, list[str]]:
             raise ConfigError(f"convert {words[0]}: give at least one INPUT log file")
         return words[0], words[1:]
     return AUTO, words
+
+
+class _Printer:
+    """Prints each bad record and note as one inert line (a record's text, a tool's name or an
+    id, is in the message), standard input's temporary copy named ``-`` as the user typed it."""
+
+    def __init__(self) -> None:
+        self.stdin_copy: str | None = None
+
+    def error(self, exc: InputFileError) -> None:
+        print(f"research-judge convert: {self._line(exc)}", file=sys.stderr)
+
+    def note(self, exc: InputFileError) -> None:
+        print(f"research-judge convert: note: {self._line(exc)}", file=sys.stderr)
+
+    def _line(self, exc: InputFileError) -> str:
+        from .._text import inline
+        from ..errors import InputFileError
+
+        if self.stdin_copy is not None and exc.path == self.stdin_copy:
+            exc = InputFileError("-", exc.message, exc.line)
+        return inline(exc)

@@ -8,8 +8,9 @@ Output allowances. ``JudgeSettings.counting_max_tokens`` and ``scoring_max_token
 request asks for more. A call is sent with its cap when the window has room for it (so a session
 that fits keeps the request ``Judge.first_requests`` built: same prompt, same cache key), else
 with the room left. A counting call is planned so that the largest reply its verdicts could need
-fits; when even one reference (or none) needs more than the cap or the room, that call cannot be
-split further and is sent with what is left, down to the reply's expected size
+fits, the claims' verdicts (which every call repeats, so no split makes them smaller) at their
+expected size; when even one reference (or none) needs more than the cap or the room, that
+call cannot be split further and is sent with what is left, down to the reply's expected size
 (``cost.tokens.estimate_output_tokens``). The scoring call cannot be split: it goes with what is
 left down to ``MIN_SCORING_TOKENS``. Below those a session is an error of kind ``context`` that
 says what window it would need; it is never sent. A reply cut at its allowance is re-asked or
@@ -34,6 +35,7 @@ from typing import Any
 from ..clients.base import JudgeRequest, Message
 from ..clients.text_limits import TEXT_LIMITS
 from ..cost.tokens import (
+    REPLY_ENVELOPE_TOKENS,
     estimate_output_tokens,
     guess_claim_count,
     planning_request_tokens,
@@ -298,12 +300,12 @@ class Planner:
 
     def first(self, session: Session, request: JudgeRequest) -> FirstPlan:
         """Plan the first counting call; ``request`` is the one-call request of the session."""
-        claims = guessed_claim_tokens(session.answer)
+        claims = self._claim_load(session, None)
         refs = len(session.trajectory)
         allowance = self.fits(
             planning_request_tokens(request),
             output_allowance(refs, claims),
-            least=self._least(session, refs, None) if refs <= 1 else None,
+            least=self._least(session, refs, None) if self._unsplittable(refs, claims) else None,
         )
         pieces = [_whole(i, ref) for i, ref in enumerate(session.trajectory)]
         if allowance is not None:
@@ -334,7 +336,7 @@ class Planner:
         if not pieces:
             return [], []
         self.prompts.require_pack(session.id)
-        return self._pack(session, list(pieces), tuple(claims), claim_tokens(claims))
+        return self._pack(session, list(pieces), tuple(claims), self._claim_load(session, claims))
 
     def smaller(
         self, session: Session, pack: Pack, claims: Sequence[Claim] | None, *, cut: bool = False
@@ -348,9 +350,7 @@ class Planner:
         (its first half keeps the first role). ``cut``: the reply was cut at its allowance; a
         lone piece's reply (two verdicts and the claims') does not shrink with its text, so it
         is not cut up: it fits no call."""
-        claim_load = (
-            guessed_claim_tokens(session.answer) if claims is None else claim_tokens(claims)
-        )
+        claim_load = self._claim_load(session, claims)
         fixed = None if claims is None else tuple(claims)
         if not cut:
             # Refused for the window: if the provider's error taught a smaller one, the same
@@ -360,6 +360,8 @@ class Planner:
             if again is not None and again.max_output_tokens < pack.request.max_output_tokens:
                 return [replace(pack, request=again)], [], []
         pieces = list(pack.pieces)
+        if cut and self._unsplittable(2, claim_load):
+            return [], pieces, []  # the claims' verdicts alone fill the cap: halves would too
         if len(pieces) > 1:
             halves = [pieces[: len(pieces) // 2], pieces[len(pieces) // 2 :]]
         elif pieces and not cut and pieces[0].end - pieces[0].start >= 2 * MIN_PART_TOKENS:
@@ -459,7 +461,7 @@ class Planner:
             need = output_allowance(n, claim_load)
             over = bool(group) and (
                 fixed + used + c + need > self.budget
-                or need > self.output_cap
+                or (need > self.output_cap and not self._unsplittable(n, claim_load))
                 or (self.input_cap is not None and fixed + used + c > self.input_cap)
                 or any(p.ref_id == piece.ref_id for p in group)
             )
@@ -506,11 +508,11 @@ class Planner:
         claim_load: int,
     ) -> JudgeRequest | None:
         request = self._unsized(session, pieces, claims)
-        lone = len(pieces) <= 1
+        unsplittable = self._unsplittable(len(pieces), claim_load)
         allowance = self.fits(
             planning_request_tokens(request),
             output_allowance(len(pieces), claim_load),
-            least=self._least(session, len(pieces), claims) if lone else None,
+            least=self._least(session, len(pieces), claims) if unsplittable else None,
         )
         if allowance is None:
             return None
@@ -532,6 +534,24 @@ class Planner:
             temperature=self.temperature,
             session_id=session.id,
         )
+
+    def _unsplittable(self, references: int, claim_load: int) -> bool:
+        """Whether splitting a call's references cannot bring its reply under the output cap:
+        a call of one reference (or none), or claims whose verdicts alone (in every call) are
+        over the cap. Such a call goes with what is left, down to its expected size (``fits``'
+        ``least``), rather than as many calls each over the cap."""
+        return references <= 1 or output_allowance(0, claim_load) > self.output_cap
+
+    def _claim_load(self, session: Session, claims: Sequence[Claim] | None) -> int:
+        """The output a counting call reserves for its claims' verdicts. Every call carries a
+        verdict for every claim, so splitting the references across calls cannot shrink this
+        part of the reply, only repeat it: it is planned at its expected size, and the largest
+        size is kept for what a split does spread, the references' verdicts. (Planned at the
+        claims' largest size, a long answer beside two short references went as two calls,
+        each repeating every claim.)"""
+        largest = guessed_claim_tokens(session.answer) if claims is None else claim_tokens(claims)
+        expected = self._least(session, 0, claims) - REPLY_ENVELOPE_TOKENS
+        return min(largest, expected)
 
     @staticmethod
     def _least(session: Session, references: int, claims: Sequence[Claim] | None) -> int:

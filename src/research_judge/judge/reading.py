@@ -12,7 +12,8 @@ is the n-th marker line of the placeholder rendering, and the text between two o
 same template text around different values. And the reading is checked: the template is
 rendered once more with the values read, and that must give the request's text exactly, or the
 request is refused with ``UnreadableRequest`` (a template that prints the session in a way this
-reading cannot invert, e.g. a reference's extra keys).
+reading cannot invert, e.g. a reference's extra keys). A conversation's earlier turns have marker
+lines of their own, like references: their number is found by trying 0, 1, 2 ... turns.
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ class RequestReader:
 
     def __init__(self, prompts: PromptSet) -> None:
         self.prompts = prompts
-        self._skeletons: dict[tuple[str, int, tuple[bool, bool, bool] | None], str] = {}
+        self._skeletons: dict[tuple[str, int, tuple[bool, bool, bool] | None, int], str] = {}
 
     def read(self, request: JudgeRequest, claims_for: ClaimsFor | None = None) -> ShownSession:
         """The session material ``request`` shows. A follow-up counting call (the prompt lists
@@ -106,12 +107,39 @@ class RequestReader:
         text = request.messages[0].content
         nonce = self._nonce(pair, text, request)
         markers = _count(text, nonce)
-        per_reference = _count(self._skeleton(pair, 1, None), _NONCE) - _count(
-            self._skeleton(pair, 0, None), _NONCE
+        # The earlier turns of a conversation come with marker lines of their own, as the
+        # references do: try 0, 1, 2 ... turns while the template still has room for them.
+        failure = UnreadableRequest(
+            f"{_who(request)}: the prompt's marker lines do not match its template"
         )
+        before = -1
+        for turns in range(markers + 1):
+            base = _count(self._skeleton(pair, 0, None, turns), _NONCE)
+            if base > markers or base == before:
+                break  # too many turns, or a template that shows no conversation
+            before = base
+            try:
+                return self._read_turns(request, pair, pack, text, nonce, turns, claims_for)
+            except UnreadableRequest as exc:
+                failure = exc
+        raise failure
+
+    def _read_turns(
+        self,
+        request: JudgeRequest,
+        pair: PromptPair,
+        pack: bool,
+        text: str,
+        nonce: str,
+        turns: int,
+        claims_for: ClaimsFor | None,
+    ) -> ShownSession:
+        markers = _count(text, nonce)
+        base = _count(self._skeleton(pair, 0, None, turns), _NONCE)
+        per_reference = _count(self._skeleton(pair, 1, None, turns), _NONCE) - base
         k = 0
         if request.call == "counting":
-            extra = markers - _count(self._skeleton(pair, 0, None), _NONCE)
+            extra = markers - base
             if per_reference <= 0 or extra < 0 or extra % per_reference:
                 raise UnreadableRequest(
                     f"{_who(request)}: the prompt's marker lines do not match its template"
@@ -123,7 +151,7 @@ class RequestReader:
             ((tool, title, url) for tool, title, url in product((False, True), repeat=3)),
             key=sum,
         )
-        variants = [self._skeleton(pair, k, f) for f in fields]
+        variants = [self._skeleton(pair, k, f, turns) for f in fields]
         segments = _segments(text, nonce)
         plain = _segments(variants[0], _NONCE)
         if len(segments) != len(plain):
@@ -157,7 +185,11 @@ class RequestReader:
                 if values.setdefault(name, value) != value:
                     raise UnreadableRequest(f"{_who(request)}: {name} is shown two ways")
         shown = self._shown(request, values, k, pack, claims_for)
-        if self._render(pair, shown, nonce) != text:
+        try:
+            earlier = [(values[f"turnq{j}"], values[f"turna{j}"]) for j in range(turns)]
+        except KeyError:
+            raise UnreadableRequest(f"{_who(request)}: its earlier turns are not shown") from None
+        if self._render(pair, shown, nonce, earlier) != text:
             raise UnreadableRequest(
                 f"{_who(request)}: the prompt could not be read back exactly (templates that "
                 "print more of a reference than its id, title, url, tool call and content are not "
@@ -193,13 +225,16 @@ class RequestReader:
             raise UnreadableRequest(f"{_who(request)}: the prompt does not start as its template")
         return nonce
 
-    def _skeleton(self, pair: PromptPair, k: int, fields: tuple[bool, bool, bool] | None) -> str:
-        # The same few placeholder renderings serve every request with k references: rendering
-        # them was half the cost of reading a request back.
-        key = (pair.name, k, fields)
+    def _skeleton(
+        self, pair: PromptPair, k: int, fields: tuple[bool, bool, bool] | None, turns: int = 0
+    ) -> str:
+        # The same few placeholder renderings serve every request with k references (and t
+        # earlier turns): rendering them was half the cost of reading a request back.
+        key = (pair.name, k, fields, turns)
         skeleton = self._skeletons.get(key)
         if skeleton is None:
-            skeleton = self._skeletons[key] = pair.render_user(**_placeholders(k, fields, claims=0))
+            skeleton = pair.render_user(**_placeholders(k, fields, claims=0, turns=turns))
+            self._skeletons[key] = skeleton
         return skeleton
 
     @staticmethod
@@ -233,15 +268,22 @@ class RequestReader:
             claims = tuple(claims_for(answer))
         return ShownSession(request.call, question, answer, refs, claims)
 
-    def _render(self, pair: PromptPair, shown: ShownSession, nonce: str) -> str:
+    def _render(
+        self,
+        pair: PromptPair,
+        shown: ShownSession,
+        nonce: str,
+        earlier: Sequence[tuple[str, str]] = (),
+    ) -> str:
         variables: dict[str, Any] = {
             "nonce": nonce,
             "question": shown.question,
             "answer": shown.answer,
             "references": [r.variables() for r in shown.references],
-            # Not read back: a request showing earlier turns or excerpts does not render the
-            # same without them, and is refused as unreadable by the check in ``_read``.
-            "conversation": [],
+            # A reference's excerpts are not read apart: shown after its content, they are
+            # read as part of it (the same text renders again, and the judge's quotes from
+            # them verify, as quotes from excerpts do).
+            "conversation": [{"question": q, "answer": a} for q, a in earlier],
         }
         if shown.claims is not None:
             variables["claims"] = [
@@ -254,7 +296,9 @@ def _who(request: JudgeRequest) -> str:
     return f"session {request.session_id!r} ({request.call} call)"
 
 
-def _placeholders(k: int, fields: tuple[bool, bool, bool] | None, claims: int) -> dict[str, Any]:
+def _placeholders(
+    k: int, fields: tuple[bool, bool, bool] | None, claims: int, turns: int = 0
+) -> dict[str, Any]:
     tool, title, url = fields or (False, False, False)
     return {
         "nonce": _NONCE,
@@ -272,7 +316,9 @@ def _placeholders(k: int, fields: tuple[bool, bool, bool] | None, claims: int) -
             }
             for i in range(k)
         ],
-        "conversation": [],
+        "conversation": [
+            {"question": _slot(f"turnq{j}"), "answer": _slot(f"turna{j}")} for j in range(turns)
+        ],
         "claims": [{"id": f"c{n + 1}", "text": _slot(f"claim{n}")} for n in range(claims)],
     }
 
