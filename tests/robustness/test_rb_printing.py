@@ -282,3 +282,31 @@ def test_stability_prints_each_unstable_id_on_its_own_line(
     listed = out.split("Unstable sessions", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
     assert len(listed) == len(PAYLOADS), listed
     assert all(line.startswith("  ") for line in listed), listed
+
+
+def test_validate_prints_hostile_annotator_names_inside_their_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Annotator names come from a labels file as the ids do: each pair of annotators is one
+    line of the human-agreement block, whatever the names hold."""
+    names = ["x\n::warning::evil annotator", "::add-mask::second"]
+    sids = [f"s{i}" for i in range(12)]
+    results = write_results(
+        tmp_path / "r.jsonl",
+        [make_result(s, "pass" if n % 3 else "fail") for n, s in enumerate(sids)],
+    )
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(
+        "".join(json.dumps({"session_id": s, "label": "pass" if (n + k) % 3 else "fail",
+                            "annotator": name}) + "\n"
+                for n, s in enumerate(sids) for k, name in enumerate(names)),
+        encoding="utf-8",
+    )  # fmt: skip
+    main(["validate", str(results), "--labels", str(labels), "--bootstrap", "0"])
+    out = capsys.readouterr().out
+    assert commands(out) == []
+    no_control_characters(out)
+    block = out.split("Human agreement (", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    pairs = [line for line in block if "Cohen's kappa" in line]
+    assert len(pairs) == 1 and "vs x\\n::warning::evil annotator: " in pairs[0], block
+    assert all(line.startswith("  ") for line in block), block
