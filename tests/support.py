@@ -27,6 +27,13 @@ def session(sid: str = "s-1", *, refs: int = 2, answer: str | None = None) -> di
     }
 
 
+def offloaded(sid: str, ref: str) -> dict[str, Any]:
+    """A session whose first reference is offloaded: ``content_ref`` ``ref``, no content."""
+    s = session(sid)
+    s["trajectory"][0] = {"id": "r1", "title": "Source 1", "content_ref": ref}
+    return s
+
+
 def write_sessions(path: Path, sessions: list[dict[str, Any]], extra_lines: list[str] = ()) -> Path:
     with path.open("w", encoding="utf-8") as out:
         for s in sessions:

@@ -4,6 +4,7 @@ the queue's order, and `--script` (what `make demo` uses)."""
 from __future__ import annotations
 
 import csv
+import io
 import json
 from pathlib import Path
 
@@ -189,3 +190,31 @@ def test_a_results_input_is_labelled_in_suggest_order_by_default(
     expected = suggest(read_results(results_path), read_labels_empty(tmp_path), 2, lead="fail")
     assert [r["session_id"] for r in rows(labels)] == [s.session_id for s in expected]
     assert expected[0].judge_verdict == "fail"
+
+
+def test_a_carriage_return_in_an_id_stays_inside_its_cell(tmp_path: Path) -> None:
+    """A session id holding a carriage return (the logs are hostile) is quoted in the row, so
+    the labels file still reads back: the label is not split into a broken row and a label
+    for another session."""
+    ids = ["a\rs-victim", "b\nc", "s-victim"]
+    from support import session, write_sessions
+
+    path = tmp_path / "labels.csv"
+    items, _ = load_items(write_sessions(tmp_path / "s.jsonl", [session(i) for i in ids]))
+    run = LabelRun(items, LabelStore(path, "ann"))
+    run.label("a\rs-victim", "fail", "x")
+    run.label("b\nc", "pass")
+    labels = read_labels(path)
+    assert {sid: {a: h.label for a, h in by.items()} for sid, by in labels.annotations.items()} == {
+        "a\rs-victim": {"ann": "fail"},
+        "b\nc": {"ann": "pass"},
+    }
+    assert LabelRun(items, LabelStore(path, "ann")).progress.labelled == 2  # resumes
+
+
+def test_suggestions_quote_a_carriage_return(tmp_path: Path) -> None:
+    from research_judge.validate.suggest import Suggestion, to_csv
+
+    text = to_csv([Suggestion("a\rb", "fail", 0.5, "reason\rtwo", "q")])
+    [row] = list(csv.DictReader(io.StringIO(text, newline="")))
+    assert (row["session_id"], row["judge_reasons"]) == ("a\rb", "reason\rtwo")

@@ -18,17 +18,11 @@ from research_judge.judge.grader import Judge
 from research_judge.results.model import Result, read_results
 from research_judge.sessions.store import FolderStore, S3Store, open_store, store_key
 
-from support import good_responder, session, write_sessions
+from support import good_responder, offloaded, session, write_sessions
 
 STORED = "Fact 1 is true here, read back from storage."
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 LOGS = FIXTURES / "agent_logs"
-
-
-def offloaded(sid: str, ref: str) -> dict[str, Any]:
-    s = session(sid)
-    s["trajectory"][0] = {"id": "r1", "title": "Source 1", "content_ref": ref}
-    return s
 
 
 class Seen:

@@ -16,14 +16,16 @@ from .errors import ConfigError, InputFileError, OutputError
 _HEAD = 8192  # what is read of an existing output to tell whose it is
 
 
-def read_text(path: str | Path, what: str) -> str:
+def read_text(path: str | Path, what: str, *, newline: str | None = None) -> str:
     """The file's text; an unreadable or undecodable file raises ``InputFileError`` naming it.
 
-    ``what`` names the file's role in the message ("cannot read task file: ...").
+    ``what`` names the file's role in the message ("cannot read task file: ..."). ``newline``
+    is ``open``'s: ``""`` keeps line ends as written (a CSV reader needs a quoted ``\r``).
     """
     try:
         # utf-8-sig: editors on Windows like to start files with a byte-order mark.
-        return Path(path).read_text(encoding="utf-8-sig")
+        with open(path, encoding="utf-8-sig", newline=newline) as handle:
+            return handle.read()
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise InputFileError(path, f"cannot read {what}: {reason}") from exc

@@ -7,6 +7,8 @@ import shutil
 import stat
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -219,10 +221,9 @@ sys.stdin.read()
 """
 
 
-def test_a_second_run_on_the_same_out_says_who_holds_it_and_exits_5(
-    sessions: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    out = tmp_path / "results.jsonl"
+@contextmanager
+def holding(out: Path) -> Iterator[int]:
+    """Another process holding ``out``'s results lock until the block ends; yields its pid."""
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLD, str(out)],
         stdin=subprocess.PIPE,
@@ -231,12 +232,20 @@ def test_a_second_run_on_the_same_out_says_who_holds_it_and_exits_5(
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
-        assert grade(sessions, "--out", str(out)) == 5
-        err = capsys.readouterr().err
-        assert f"pid {holder.pid}" in err and "another research-judge run" in err
-        assert not out.exists()
+        yield holder.pid
     finally:
         holder.communicate("")
+
+
+def test_a_second_run_on_the_same_out_says_who_holds_it_and_exits_5(
+    sessions: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "results.jsonl"
+    with holding(out) as pid:
+        assert grade(sessions, "--out", str(out)) == 5
+        err = capsys.readouterr().err
+        assert f"pid {pid}" in err and "another research-judge run" in err
+        assert not out.exists()
     # Once the holder is gone, the run goes ahead and leaves no lock file behind.
     assert grade(sessions, "--out", str(out)) == 0
     assert len(read_results(out)) == 20
@@ -250,20 +259,11 @@ def test_a_hard_link_to_a_results_file_in_use_is_the_same_file(
     out.write_text("")  # a run under way (or about to resume) on this file
     other = tmp_path / "same-file.jsonl"
     os.link(out, other)  # another name for the same file: its own lock file beside it
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLD, str(out)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+    with holding(out):
         assert grade(sessions, "--out", str(other)) == 5
         err = capsys.readouterr().err
         assert "being written by another research-judge run under another name" in err
         assert out.read_text() == ""  # nothing graded, nothing billed twice
-    finally:
-        holder.communicate("")
     assert grade(sessions, "--out", str(other)) == 0
     assert len(read_results(out)) == 20  # the same file, through either name
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -65,6 +66,22 @@ def no_control_characters(text: str) -> None:
     assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]", text), text
 
 
+def hostile_like_benign(
+    tmp_path: Path, run: Callable[[Path, list[str]], tuple[str, ...]], prefix: str = "s"
+) -> tuple[str, ...]:
+    """``run`` over the payloads as ids and over plain ids: the hostile outputs (stdout, stderr,
+    then any files) hold the same commands as the plain ones, and stdout and stderr no control
+    character. Returns the hostile outputs."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    hostile = run(tmp_path / "a", PAYLOADS)
+    benign = run(tmp_path / "b", [f"{prefix}{i}" for i in range(len(PAYLOADS))])
+    for mine, plain in zip(hostile, benign, strict=True):
+        same_commands(mine, plain)
+    no_control_characters(hostile[0] + hostile[1])
+    return hostile
+
+
 @pytest.mark.parametrize("payload", PAYLOADS)
 def test_the_rule_itself(payload: str) -> None:
     from research_judge._text import inline, inline_lines
@@ -93,15 +110,9 @@ def run_compare(
 def test_compare_text_gate_annotations_and_junit_are_inert(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    hostile = run_compare(tmp_path / "a", PAYLOADS, capsys)
-    benign = run_compare(tmp_path / "b", [f"s{i}" for i in range(len(PAYLOADS))], capsys)
+    hostile = hostile_like_benign(tmp_path, lambda where, ids: run_compare(where, ids, capsys))
     assert "Regressions (pass -> fail)" in hostile[0]
     assert any(name == "error" for name, _ in commands(hostile[0]))  # the gate still fails
-    for mine, plain in zip(hostile, benign, strict=True):
-        same_commands(mine, plain)
-    no_control_characters(hostile[0] + hostile[1])
 
 
 def test_convert_errors_name_the_tool_inertly(
@@ -157,16 +168,11 @@ def test_grade_prints_hostile_ids_inertly(
     from support import body_responder
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
     with FakeOpenAIServer(body_responder) as srv:
-        hostile = run_grade(tmp_path / "a", PAYLOADS, srv.base_url, capsys)
-        benign = run_grade(tmp_path / "b", [f"s{i}" for i in range(len(PAYLOADS))],
-                           srv.base_url, capsys)  # fmt: skip
+        hostile = hostile_like_benign(
+            tmp_path, lambda where, ids: run_grade(where, ids, srv.base_url, capsys)
+        )
     assert "content_ref" in hostile[0]  # the errors are reported, inertly
-    for mine, plain in zip(hostile, benign, strict=True):
-        same_commands(mine, plain)
-    no_control_characters(hostile[0] + hostile[1])
 
 
 def test_report_markdown_on_stdout_and_html_are_inert(
@@ -205,13 +211,7 @@ def run_validate(
 def test_validate_prints_hostile_ids_inertly(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    hostile = run_validate(tmp_path / "a", PAYLOADS, capsys)
-    benign = run_validate(tmp_path / "b", [f"s{i}" for i in range(len(PAYLOADS))], capsys)
-    for mine, plain in zip(hostile, benign, strict=True):
-        same_commands(mine, plain)
-    no_control_characters(hostile[0] + hostile[1])
+    hostile_like_benign(tmp_path, lambda where, ids: run_validate(where, ids, capsys))
 
 
 def run_tasks(
@@ -239,10 +239,74 @@ def test_tasks_prints_hostile_task_ids_inertly(
 
     monkeypatch.chdir(REPO)  # the agent spec is resolved from the working directory
     monkeypatch.setattr(sys, "path", list(sys.path))
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    hostile = run_tasks(tmp_path / "a", PAYLOADS, capsys)
-    benign = run_tasks(tmp_path / "b", [f"t{i}" for i in range(len(PAYLOADS))], capsys)
-    for mine, plain in zip(hostile, benign, strict=True):
-        same_commands(mine, plain)
-    no_control_characters(hostile[0] + hostile[1])
+    hostile_like_benign(tmp_path, lambda where, ids: run_tasks(where, ids, capsys), prefix="t")
+
+
+def test_label_script_prints_hostile_ids_inertly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``label --script`` (the non-interactive labelling CI and ``make demo`` run) names each
+    session it labels, skips and undoes: one inert line each, nothing the runner would run."""
+    from support import session, write_sessions
+
+    sessions = write_sessions(tmp_path / "s.jsonl", [session(p) for p in PAYLOADS])
+    script = tmp_path / "keys.txt"
+    script.write_text("s\n" + "p\n" * (len(PAYLOADS) - 1) + "u\n", encoding="utf-8")
+    code = main(["label", str(sessions), "--labels", str(tmp_path / "l.csv"), "--annotator",
+                 "ann", "--order", "input", "--script", str(script)])  # fmt: skip
+    captured = capsys.readouterr()
+    assert code == 0
+    assert captured.out.count("labelled ") == len(PAYLOADS)  # every label is reported
+    assert commands(captured.out) == [] and commands(captured.err) == []
+    no_control_characters(captured.out + captured.err)
+    # One line per key pressed, plus the closing line: no id spills onto a line of its own.
+    assert len(captured.out.splitlines()) == len(PAYLOADS) + 2
+
+
+def test_stability_prints_each_unstable_id_on_its_own_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The unstable sessions are listed one per line; a hostile id stays inside its line (its
+    line break is shown as ``\\n``, not taken) and starts nothing."""
+    flip = [{"verdict": v, "ratios": {"relevance": 0.8, "utilization": 0.6, "grounding": 0.9},
+             "scores": {"effectiveness": 3, "fluff": 2, "structure": 3}}
+            for v in ("pass", "fail", "pass")]  # fmt: skip
+    repeats = {"k": 3, "aggregation": "majority", "samples": flip}
+    results = write_results(
+        tmp_path / "r.jsonl", [make_result(p, "pass", repeats=repeats) for p in PAYLOADS]
+    )
+    assert main(["stability", str(results), "--bootstrap", "0"]) == 0
+    out = capsys.readouterr().out
+    assert commands(out) == []
+    no_control_characters(out)
+    listed = out.split("Unstable sessions", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    assert len(listed) == len(PAYLOADS), listed
+    assert all(line.startswith("  ") for line in listed), listed
+
+
+def test_validate_prints_hostile_annotator_names_inside_their_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Annotator names come from a labels file as the ids do: each pair of annotators is one
+    line of the human-agreement block, whatever the names hold."""
+    names = ["x\n::warning::evil annotator", "::add-mask::second"]
+    sids = [f"s{i}" for i in range(12)]
+    results = write_results(
+        tmp_path / "r.jsonl",
+        [make_result(s, "pass" if n % 3 else "fail") for n, s in enumerate(sids)],
+    )
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(
+        "".join(json.dumps({"session_id": s, "label": "pass" if (n + k) % 3 else "fail",
+                            "annotator": name}) + "\n"
+                for n, s in enumerate(sids) for k, name in enumerate(names)),
+        encoding="utf-8",
+    )  # fmt: skip
+    main(["validate", str(results), "--labels", str(labels), "--bootstrap", "0"])
+    out = capsys.readouterr().out
+    assert commands(out) == []
+    no_control_characters(out)
+    block = out.split("Human agreement (", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    pairs = [line for line in block if "Cohen's kappa" in line]
+    assert len(pairs) == 1 and "vs x\\n::warning::evil annotator: " in pairs[0], block
+    assert all(line.startswith("  ") for line in block), block

@@ -27,16 +27,10 @@ from research_judge.judge.grader import Judge
 from research_judge.results.model import Result, read_results
 from research_judge.sessions.store import FolderStore, open_store
 
-from support import good_responder, session, write_sessions
+from support import good_responder, offloaded, session, write_sessions
 
 SECRET = "sk-live-THE-CI-KEY-0123456789"
 STORED = "Fact 1 is true here, read back from storage."
-
-
-def offloaded(sid: str, ref: str) -> dict[str, Any]:
-    s = session(sid)
-    s["trajectory"][0] = {"id": "r1", "title": "Source 1", "content_ref": ref}
-    return s
 
 
 class Seen:

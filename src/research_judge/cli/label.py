@@ -150,8 +150,11 @@ def _serve(labelling: Any, port: int) -> int:
 def _script(labelling: Any, path: str) -> int:
     from pathlib import Path
 
+    from .._text import inline
     from ..label.run import UnknownSession
 
+    # Session ids are the logs' text: printed through the one rule (``_text``), so an id cannot
+    # start a CI workflow command in the job that runs this.
     text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
@@ -165,13 +168,13 @@ def _script(labelling: Any, path: str) -> int:
                 break
             verdict = "pass" if key == "p" else "fail"
             progress = labelling.label(item.session_id, verdict, note.strip())
-            print(f"labelled {item.session_id} {verdict} ({progress})")
+            print(f"labelled {inline(item.session_id)} {verdict} ({progress})")
         elif key == "s" and item is not None:
             labelling.skip()
-            print(f"skipped {item.session_id}")
+            print(f"skipped {inline(item.session_id)}")
         elif key == "u":
             try:
-                print(f"undid {labelling.undo()}")
+                print(f"undid {inline(labelling.undo())}")
             except (ConfigError, UnknownSession) as exc:
                 raise ConfigError(f"{path}:{number}: {exc}") from exc
         elif key != "s":

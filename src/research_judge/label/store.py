@@ -12,14 +12,13 @@ with an apostrophe, which ``validate`` takes off again).
 from __future__ import annotations
 
 import csv
-import io
 import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from ..errors import ConfigError, InputFileError
-from ..validate.labels import Labels, neutralise, read_labels
+from ..validate.labels import Labels, csv_row, neutralise, read_labels
 
 LABEL_COLUMNS = ("session_id", "label", "annotator", "labelled_at", "note")
 
@@ -126,6 +125,4 @@ def _ends_with_newline(fd: int, end: int) -> bool:
 
 
 def _csv_line(cells: list[str]) -> bytes:
-    buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerow(cells)
-    return buffer.getvalue().encode("utf-8")
+    return csv_row(cells).encode("utf-8")

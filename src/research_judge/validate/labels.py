@@ -9,6 +9,7 @@ because a labels file is typed by hand and the person fixing it needs to find th
 from __future__ import annotations
 
 import csv
+import io
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -111,7 +112,8 @@ def _read_one(path: str | Path) -> Labels:
     CSV), so a mislabelled file fails with a message about its content rather than silently.
     """
     p = Path(path)
-    text = read_text(p, "labels")  # accepts the byte-order mark spreadsheets often prepend
+    # Line ends as written: a quoted \r inside a cell (a hostile session id) is part of it.
+    text = read_text(p, "labels", newline="")  # accepts a spreadsheet's byte-order mark
     if not text.strip():
         raise InputFileError(p, "labels file is empty (expected a header: session_id,label)")
     criteria: tuple[str, ...] | None = None
@@ -261,6 +263,19 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 def neutralise(text: str) -> str:
     """The cell a spreadsheet shows as text: ``'`` before a leading formula character."""
     return "'" + text if text[:1] in FORMULA_STARTS else text
+
+
+def csv_row(cells: Sequence[object]) -> str:
+    """One CSV row ending in ``\n``, every cell holding a line break (``\r`` too) quoted.
+
+    ``csv.writer`` quotes a cell for the characters of its own line terminator only, so with
+    ``\n`` rows a bare ``\r`` in a session id went out unquoted and a reader split the row there
+    (the labels file no longer read back). Rows are written with ``\r\n``, which quotes both,
+    and end in ``\n`` as the rest of the file.
+    """
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\r\n").writerow(cells)
+    return buffer.getvalue()[:-2] + "\n"
 
 
 def unneutralise(text: str) -> str:

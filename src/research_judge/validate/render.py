@@ -57,7 +57,8 @@ def _humans(h: HumanAgreement) -> list[str]:
     for p in h.pairs:
         kappa = "undefined" if p.kappa is None else f"{p.kappa:.2f} {_num_ci(p.kappa_ci)}".rstrip()
         lines.append(
-            f"  {p.first} vs {p.second}: Cohen's kappa {kappa}, raw agreement "
+            # Annotator names are a labels file's text: one inert value each (``_text``).
+            f"  {inline(p.first)} vs {inline(p.second)}: Cohen's kappa {kappa}, raw agreement "
             f"{_pct(p.raw_agreement)} on {p.n} sessions"
         )
     if h.ties:

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .._text import inline
 from ..judge.policy import VerdictPolicy
 from ..results.model import SCORE_NAMES, Result
 from ..results.rows import ResultRow
@@ -209,7 +210,8 @@ def render_text(report: StabilityReport) -> str:
         ]
         for u in report.unstable[:20]:
             m = "n/a" if u.margin is None else f"{u.margin:.3f}"
-            lines.append(f"  {u.session_id}: {u.passes} pass / {u.fails} fail, margin {m}")
+            # The id is the logs' text: one inert value inside its own line (``_text.inline``).
+            lines.append(f"  {inline(u.session_id)}: {u.passes} pass / {u.fails} fail, margin {m}")
         if len(report.unstable) > 20:
             lines.append(f"  ... and {len(report.unstable) - 20} more (see --json)")
     if report.warnings:

@@ -19,8 +19,6 @@ disagree with a person, and labelling it tells the most about both agreement rat
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +31,7 @@ from ..results.model import RATIO_NAMES, SCORE_NAMES, Result
 from ..results.rows import ResultRow, ResultsRun, as_run
 from ..stats.intervals import Interval
 from .agreement import PassFailStats
-from .labels import Labels, neutralise
+from .labels import Labels, csv_row, neutralise
 
 COLUMNS = (
     "session_id",
@@ -136,23 +134,23 @@ def _cell(text: str) -> str:
 
 
 def to_csv(suggestions: Sequence[Suggestion]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(COLUMNS)
+    rows = [csv_row(COLUMNS)]
     for rank, s in enumerate(suggestions, start=1):
-        writer.writerow(
-            [
-                _cell(s.session_id),
-                "",
-                *("" for _ in SCORE_NAMES),
-                s.judge_verdict,
-                f"{s.margin:.4f}",
-                rank,
-                _cell(s.reasons),
-                _cell(" ".join(s.question.split())),
-            ]
+        rows.append(
+            csv_row(
+                [
+                    _cell(s.session_id),
+                    "",
+                    *("" for _ in SCORE_NAMES),
+                    s.judge_verdict,
+                    f"{s.margin:.4f}",
+                    rank,
+                    _cell(s.reasons),
+                    _cell(" ".join(s.question.split())),
+                ]
+            )
         )
-    return buffer.getvalue()
+    return "".join(rows)
 
 
 def never_ours(head: bytes) -> bool:
