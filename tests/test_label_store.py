@@ -218,3 +218,14 @@ def test_suggestions_quote_a_carriage_return(tmp_path: Path) -> None:
     text = to_csv([Suggestion("a\rb", "fail", 0.5, "reason\rtwo", "q")])
     [row] = list(csv.DictReader(io.StringIO(text, newline="")))
     assert (row["session_id"], row["judge_reasons"]) == ("a\rb", "reason\rtwo")
+
+
+def test_a_missing_script_is_named_not_an_internal_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "keys.txt"
+    args = ["label", str(SESSIONS), "--labels", str(tmp_path / "l.csv"), "--annotator", "ann",
+            "--script", str(missing)]  # fmt: skip
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert str(missing) in err and "cannot read label script" in err

@@ -267,5 +267,8 @@ def test_a_folder_is_not_a_sessions_file(tmp_path: Path) -> None:
     assert caught.value.path == str(tmp_path)
 
 
-def test_empty_file_yields_nothing(tmp_path: Path) -> None:
-    assert read_all(write_lines(tmp_path, [])) == []
+def test_an_empty_file_is_an_error_naming_it(tmp_path: Path) -> None:
+    path = write_lines(tmp_path, [])
+    ((_, item),) = read_all(path)
+    assert isinstance(item, InputFileError)
+    assert str(item) == f"{path}: no sessions in this file (it is empty)"

@@ -50,3 +50,22 @@ def _escape(match: re.Match[str]) -> str:
         return _NAMED[char]
     code = ord(char)
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+# Inside a JSON string these can be written as \uXXXX escapes without changing the value; C0
+# controls are escaped by json.dumps already, and outside strings JSON holds none of them.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def inert_json(text: str) -> str:
+    """Serialised JSON (``json.dumps``) made inert for a terminal and a CI log, losslessly.
+
+    ``--json`` output is data: the ids in it must come back exactly, so ``inline`` cannot be
+    used. JSON needs less: ``json.dumps`` escapes line breaks, and no line of its output starts
+    with ``::``; what remains is ``##[`` (the runner's older command form, read anywhere in a
+    line) and the controls ``ensure_ascii=False`` leaves raw. Both are rewritten as JSON escapes
+    (``#\\u0023[``, ``\\u009b``), which parse back to the same string. They can only occur
+    inside strings, so the structure is untouched.
+    """
+    text = _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text.replace(_LEGACY_COMMAND, "#\\u0023[")

@@ -310,3 +310,78 @@ def test_validate_prints_hostile_annotator_names_inside_their_line(
     pairs = [line for line in block if "Cohen's kappa" in line]
     assert len(pairs) == 1 and "vs x\\n::warning::evil annotator: " in pairs[0], block
     assert all(line.startswith("  ") for line in block), block
+
+
+JSON_PAYLOADS = [*PAYLOADS, "c1 \x9b31m csi", "bidi \u202e reversed"]
+
+
+def _json_ids(data: object) -> set[str]:
+    """Every string anywhere in a JSON value."""
+    if isinstance(data, str):
+        return {data}
+    if isinstance(data, dict):
+        return set().union(*(_json_ids(v) for v in data.values()), set(data))
+    if isinstance(data, list):
+        return set().union(set(), *(_json_ids(v) for v in data))
+    return set()
+
+
+def _inert_json(out: str) -> object:
+    assert commands(out) == [], out
+    assert not re.search("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]", out)
+    data = json.loads(out)  # still JSON, and (below) the ids are exactly the logs' ids
+    return data
+
+
+def test_json_outputs_are_inert_and_keep_every_id_exactly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--json`` is data: the ids must come back byte for byte, and the text a CI runner reads
+    must still start nothing (``##[`` anywhere in a line, raw C1 controls or bidi overrides).
+    JSON escapes them without changing the value (``#\\u0023[``)."""
+    base = write_results(
+        tmp_path / "b.jsonl", [make_result(i, "pass") for i in [*JSON_PAYLOADS, "s-ok"]]
+    )
+    cur = write_results(
+        tmp_path / "c.jsonl",
+        [*(make_result(i, "fail") for i in JSON_PAYLOADS), make_result("s-ok")],
+    )
+    main(["compare", str(base), str(cur), "--json"])
+    assert set(JSON_PAYLOADS) <= _json_ids(_inert_json(capsys.readouterr().out))
+
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(
+        "".join(json.dumps({"session_id": i, "label": "pass"}) + "\n" for i in ["##[x]only"]),
+        encoding="utf-8",
+    )
+    main(["validate", str(cur), "--labels", str(labels), "--bootstrap", "0", "--json"])
+    _inert_json(capsys.readouterr().out)
+
+    flip = [{"verdict": v, "ratios": {"relevance": 0.8, "utilization": 0.6, "grounding": 0.9},
+             "scores": {"effectiveness": 3, "fluff": 2, "structure": 3}}
+            for v in ("pass", "fail", "pass")]  # fmt: skip
+    repeats = {"k": 3, "aggregation": "majority", "samples": flip}
+    rep = write_results(
+        tmp_path / "r.jsonl", [make_result(p, "pass", repeats=repeats) for p in JSON_PAYLOADS]
+    )
+    assert main(["stability", str(rep), "--bootstrap", "0", "--json"]) == 0
+    assert set(JSON_PAYLOADS) <= _json_ids(_inert_json(capsys.readouterr().out))
+
+
+def test_tasks_json_is_inert_and_keeps_every_task_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    monkeypatch.chdir(REPO)  # the agent spec is resolved from the working directory
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    fixture = REPO / "fixtures" / "tasks" / "tasks.jsonl"
+    tasks = [json.loads(line) for line in fixture.read_text(encoding="utf-8").splitlines()]
+    ids = (JSON_PAYLOADS * len(tasks))[: len(tasks)]
+    ids = [f"{i}-{n}" for n, i in enumerate(ids)]
+    for task, task_id in zip(tasks, ids, strict=True):
+        task["id"] = task_id
+    path = tmp_path / "tasks.jsonl"
+    path.write_text("".join(json.dumps(t) + "\n" for t in tasks), encoding="utf-8")
+    main(["tasks", "run", str(path), "--agent", "fixtures.tasks.agents:v1", "--json"])
+    assert set(ids) <= _json_ids(_inert_json(capsys.readouterr().out))

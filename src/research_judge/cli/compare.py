@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-from .._text import inline, inline_lines
+from .._text import inert_json, inline, inline_lines
 from ..compare.model import (
     DEFAULT_CRITICAL_THRESHOLD,
     DEFAULT_FAIL_ON,
@@ -124,7 +124,8 @@ def run(args: argparse.Namespace) -> int:
     gates = compare_gates(cmp, fail_on=args.fail_on, allow_judge_change=allowed)
     out = main_output(args)
     if args.json:
-        print(json.dumps(cmp.to_dict(), indent=2, ensure_ascii=False, allow_nan=False), file=out)
+        data = json.dumps(cmp.to_dict(), indent=2, ensure_ascii=False, allow_nan=False)
+        print(inert_json(data), file=out)  # ids exact, nothing a CI runner would run
     else:
         # Every line inert (``_text``), whatever a results file put in an id or a warning.
         print(inline_lines(render_text(cmp)), end="", file=out)

@@ -148,14 +148,13 @@ def _serve(labelling: Any, port: int) -> int:
 
 
 def _script(labelling: Any, path: str) -> int:
-    from pathlib import Path
-
+    from .._files import read_text
     from .._text import inline
     from ..label.run import UnknownSession
 
     # Session ids are the logs' text: printed through the one rule (``_text``), so an id cannot
     # start a CI workflow command in the job that runs this.
-    text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    text = sys.stdin.read() if path == "-" else read_text(path, "label script")
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from .._text import inline_lines
+from .._text import inert_json, inline_lines
 from ..errors import ConfigError, UserError
 from ..stats import BOOTSTRAP_SEED, STABILITY_RESAMPLES
 from ._ci import step_summary
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         policy=load_policy(args.config),  # the floors grade used, for the unstable margins
     )
     if args.json:
-        print(json.dumps(report.to_dict(), indent=2, allow_nan=False))
+        print(inert_json(json.dumps(report.to_dict(), indent=2, allow_nan=False)))
     else:
         sys.stdout.write(inline_lines(render_text(report)))  # every line inert (``_text``)
     if report.n_repeated == 0:

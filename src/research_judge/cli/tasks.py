@@ -16,7 +16,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from .._format import num
-from .._text import inline, inline_lines
+from .._text import inert_json, inline, inline_lines
 from ..errors import ExitCode
 from ._ci import add_ci_flags, check_stdout, emit, main_output
 from .config import add_config_flag
@@ -172,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             errors = [str(p) for p in task_file.problems]
             data = report_json(report, baseline, errors)
-            print(json.dumps(data, ensure_ascii=False, indent=2), file=out)
+            print(inert_json(json.dumps(data, ensure_ascii=False, indent=2)), file=out)
         else:
             print(inline_lines(format_report(report, baseline)), end="", file=out)
         out.flush()

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from .._files import check_replaceable
-from .._text import inline, inline_lines
+from .._text import inert_json, inline, inline_lines
 from ..ci.output import STDOUT
 from ..errors import ConfigError, ExitCode
 from ..stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     # With the suggestions' CSV on stdout, the verb's own text moves to stderr.
     out = sys.stderr if to_stdout else main_output(args)
     if args.json:
-        print(json.dumps(report.to_dict(), indent=2, allow_nan=False), file=out)
+        print(inert_json(json.dumps(report.to_dict(), indent=2, allow_nan=False)), file=out)
     else:
         out.write(inline_lines(render_text(report)))  # every line inert (``_text``)
     gates = validate_gates(report)

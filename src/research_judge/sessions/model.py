@@ -122,6 +122,15 @@ class Session(BaseModel):
     # their light ("how about Mexico City?"), so the judge is shown them as context.
     conversation: list[EarlierTurn] = Field(default_factory=list)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _has_trajectory(cls, value: Any) -> Any:
+        # Without this, a session that names its references another way would be graded on
+        # none and pass; an explicit [] stays valid (an answer with no sources).
+        if isinstance(value, dict) and "trajectory" not in value:
+            raise ValueError(missing_trajectory(value))
+        return value
+
     @field_validator("metadata", mode="before")
     @classmethod
     def _null_metadata_is_empty(cls, value: Any) -> Any:
@@ -147,6 +156,30 @@ class Session(BaseModel):
         return [ref for ref in self.trajectory if ref.offloaded]
 
 
+# What agents and other tools call the list of sources, in order of how often.
+_TRAJECTORY_NAMES = (
+    "references", "sources", "documents", "docs", "results", "search_results", "context",
+    "contexts", "retrieved", "passages", "citations", "evidence", "tool_results", "steps",
+)  # fmt: skip
+_SESSION_KEYS = frozenset({"id", "question", "answer", "metadata", "conversation"})
+
+
+def missing_trajectory(raw: dict[str, Any]) -> str:
+    """Why a session without ``trajectory`` is refused, naming the key it has instead."""
+    lists = [k for k, v in raw.items() if isinstance(v, list) and k not in _SESSION_KEYS]
+    named = [k for k in _TRAJECTORY_NAMES if k in lists and k != "citations"]
+    if named:
+        return (
+            f"no 'trajectory'; it has {named[0]!r}: rename it to 'trajectory' (a list of "
+            "references, each with 'id' and 'content')"
+        )
+    keys = ", ".join(repr(str(k)) for k in list(raw)[:8])
+    return (
+        "no 'trajectory' (the references the agent pulled, each with 'id' and 'content'; "
+        f"[] when it pulled none); it has {keys}"
+    )
+
+
 def iter_sessions(path: str | Path) -> Iterator[tuple[int, Session | InputFileError]]:
     """Yield ``(line_number, session_or_error)`` for every non-blank line, in file order.
 
@@ -158,6 +191,7 @@ def iter_sessions(path: str | Path) -> Iterator[tuple[int, Session | InputFileEr
     except OSError as exc:
         raise InputFileError(p, f"cannot read sessions: {exc.strerror or exc}") from exc
     seen: set[str] = set()
+    lines = 0
     with handle:
         for number, raw in enumerate(handle, start=1):
             # Decoded line by line, so one line of bad bytes is that line's error, not the file's;
@@ -169,6 +203,7 @@ def iter_sessions(path: str | Path) -> Iterator[tuple[int, Session | InputFileEr
                 continue
             if not line.strip():
                 continue
+            lines += 1
             item = parse_session_line(p, number, line)
             if isinstance(item, Session):
                 if item.id in seen:
@@ -176,6 +211,9 @@ def iter_sessions(path: str | Path) -> Iterator[tuple[int, Session | InputFileEr
                 else:
                     seen.add(item.id)
             yield number, item
+    if not lines:
+        # Grading nothing and exiting 0 would pass a CI gate on a log that was never written.
+        yield 0, InputFileError(p, "no sessions in this file (it is empty)")
 
 
 def parse_session_line(path: Path, number: int, line: str) -> Session | InputFileError:
@@ -185,8 +223,28 @@ def parse_session_line(path: Path, number: int, line: str) -> Session | InputFil
         return InputFileError(path, str(exc), number)
     if not isinstance(raw, dict):
         return InputFileError(path, f"expected a JSON object, got {type(raw).__name__}", number)
+    label = f"session {raw['id']!r}: " if isinstance(raw.get("id"), str) else ""
+    if "trajectory" not in raw:
+        return InputFileError(path, label + _not_a_session(raw), number)
     try:
         return Session.model_validate(raw)
     except ValidationError as exc:
-        label = f"session {raw['id']!r}: " if isinstance(raw.get("id"), str) else ""
         return InputFileError(path, label + describe_validation_error(exc), number)
+
+
+def _not_a_session(raw: dict[str, Any]) -> str:
+    """A line without ``trajectory``: an agent log given to grade (naming the ``convert``
+    format that reads it), or a session whose references go by another name."""
+    from .convert._sniff import looks_like  # only for bad lines: convert imports this module
+
+    looks = looks_like(raw)
+    if looks.formats and not {"question", "answer"} <= set(raw):
+        return (
+            f"not a session: it looks like {looks.looks_like}; convert the log first "
+            f"(research-judge convert {looks.formats[0]} FILE --out sessions.jsonl)"
+        )
+    try:  # what else is wrong with it, so the user fixes the line once
+        Session.model_validate({**raw, "trajectory": []})
+    except ValidationError as exc:
+        return f"{describe_validation_error(exc)}; {missing_trajectory(raw)}"
+    return missing_trajectory(raw)

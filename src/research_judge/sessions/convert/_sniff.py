@@ -119,6 +119,11 @@ def _yaml_line(text: str) -> bool:
     return text.lstrip().startswith(("- ", "---")) or ": " in text or text.rstrip().endswith(":")
 
 
+def looks_like(record: Any) -> Sniffed:
+    """What one parsed record looks like (a sessions line that is not a session, say)."""
+    return _shape([record])
+
+
 def _shape(values: list[Any]) -> Sniffed:
     """The format of a sample of parsed records (JSONL lines, or one document)."""
     objects = [v for v in values if isinstance(v, Mapping)]
