@@ -114,8 +114,10 @@ def test_a_file_of_the_users_inside_the_demo_fixtures_stops_the_demo(tmp_path: P
     out = tmp_path / "demo"
     assert main(["demo", "--out", str(out)]) == 0
     (out / "fixtures" / "mine.jsonl").write_text("{}\n", encoding="utf-8")
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert main(["demo", "--out", str(out)]) == 2
-    assert (out / "fixtures" / "mine.jsonl").read_text(encoding="utf-8") == "{}\n"
+    # Refused before anything is deleted: the earlier demo's run is left whole, not half gone.
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
 
 
 @pytest.mark.parametrize(

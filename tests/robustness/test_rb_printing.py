@@ -385,3 +385,38 @@ def test_tasks_json_is_inert_and_keeps_every_task_id(
     path.write_text("".join(json.dumps(t) + "\n" for t in tasks), encoding="utf-8")
     main(["tasks", "run", str(path), "--agent", "fixtures.tasks.agents:v1", "--json"])
     assert set(ids) <= _json_ids(_inert_json(capsys.readouterr().out))
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_suggestions_on_stdout_refuse_a_hostile_row_and_a_file_keeps_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], payload: str
+) -> None:
+    # A CSV cell cannot be escaped without changing the id a labeller copies back: a row a CI
+    # runner would read as a command is refused on stdout; the same rows go to a file unchanged.
+    ids = [payload, "plain-1", "plain-2"]
+    verdicts = [make_result(i, "pass" if n % 2 else "fail") for n, i in enumerate(ids)]
+    results = write_results(tmp_path / "r.jsonl", verdicts)
+    labels = tmp_path / "labels.csv"
+    labels.write_text("session_id,label\nplain-1,pass\n", encoding="utf-8")
+    base = ["validate", str(results), "--labels", str(labels), "--suggest", "5"]
+    assert main([*base, "--suggest-out", "-"]) == 2
+    out, err = capsys.readouterr()
+    assert commands(out) == [] and commands(err) == []
+    assert "--suggest-out FILE" in err
+    target = tmp_path / "next.csv"
+    assert main([*base, "--suggest-out", str(target)]) == 0
+    capsys.readouterr()
+    assert target.exists()
+
+
+def test_suggestions_of_plain_ids_still_go_to_stdout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    verdicts = [make_result(i, "pass" if n % 2 else "fail") for n, i in enumerate(["a", "b", "c"])]
+    results = write_results(tmp_path / "r.jsonl", verdicts)
+    labels = tmp_path / "labels.csv"
+    labels.write_text("session_id,label\na,pass\n", encoding="utf-8")
+    code = main(["validate", str(results), "--labels", str(labels), "--suggest", "5",
+                 "--suggest-out", "-"])  # fmt: skip
+    out, _ = capsys.readouterr()
+    assert code == 0 and out.splitlines()[0].startswith("session_id,")

@@ -122,20 +122,24 @@ def prepare(out: Path) -> tuple[Path, set[str]]:
     A folder that exists must be empty or made by an earlier demo (it holds ``MARKER``); only
     the files that demo listed are deleted.
     """
+    copy = out / "fixtures"
     if out.exists():
         if not out.is_dir():
             raise ConfigError(f"{out} exists and is not a folder; choose another --out")
         if any(out.iterdir()):
-            _remove_owned(out, _read_manifest(out))
+            owned = _read_manifest(out)
+            # Refuse before deleting anything, so a refused run leaves the last demo whole.
+            clash = sorted(
+                t for t in _files(out) - set(owned) - {MARKER} if t.split("/", 1)[0] == "fixtures"
+            )
+            if clash:
+                raise ConfigError(
+                    f"{out / clash[0]} is not the demo's, and the demo copies its fixtures to "
+                    f"{copy}; move it or choose another --out"
+                )
+            _remove_owned(out, owned)
     out.mkdir(parents=True, exist_ok=True)
     theirs = _files(out) - {MARKER}
-    copy = out / "fixtures"
-    clash = sorted(t for t in theirs if t.split("/", 1)[0] == "fixtures")
-    if clash:
-        raise ConfigError(
-            f"{out / clash[0]} is not the demo's, and the demo copies its fixtures to "
-            f"{copy}; move it or choose another --out"
-        )
     _write_manifest(out, set())
     shutil.copytree(fixtures_dir(), copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     _write_manifest(out, _files(out) - theirs)

@@ -10,7 +10,7 @@ from typing import Any
 from .._files import check_replaceable
 from .._text import inert_json, inline, inline_lines
 from ..ci.output import STDOUT
-from ..errors import ConfigError, ExitCode
+from ..errors import ConfigError, ExitCode, UserError
 from ..stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from ._ci import add_ci_flags, check_stdout, emit, main_output
 from .config import add_config_flag
@@ -180,6 +180,24 @@ def run(args: argparse.Namespace) -> int:
     return ExitCode.FLAGGED if bad else ExitCode.OK
 
 
+def _stdout_safe(table: str) -> str:
+    """The suggestions CSV as it may go to stdout, or a refusal.
+
+    A CSV cell cannot be escaped without changing the id a labeller copies back, so the printing
+    rule cannot be applied to it; a row whose text a CI runner would read as a workflow command
+    (a line starting ``::``, ``##[`` anywhere, a control character) is refused instead, and a file
+    takes the same rows unchanged.
+    """
+    unsafe = [line for line in table.splitlines() if inline(line) != line]
+    if unsafe:
+        raise UserError(
+            f"--suggest-out -: {len(unsafe)} line(s) of the suggestions hold text a CI runner "
+            f"would read as a command (first: {inline(unsafe[0])[:80]}); write them to a file "
+            "instead: --suggest-out FILE"
+        )
+    return table
+
+
 def _write_suggestions(results: Any, labels: Any, stats: Any, args: argparse.Namespace) -> None:
     from ..ci.output import write_output
     from ..judge.policy import load_policy
@@ -190,7 +208,7 @@ def _write_suggestions(results: Any, labels: Any, stats: Any, args: argparse.Nam
     lead = weaker_class(stats)
     picked = suggest(results, labels, args.suggest, load_policy(args.config), lead)
     if args.suggest_out == STDOUT:
-        write_output(STDOUT, to_csv(picked), "suggestions")
+        write_output(STDOUT, _stdout_safe(to_csv(picked)), "suggestions")
     else:
         write_suggestions(args.suggest_out, picked, force=args.force)
     fails = sum(s.judge_verdict == "fail" for s in picked)
