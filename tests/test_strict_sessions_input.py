@@ -97,3 +97,39 @@ def test_grade_of_a_chat_log_exits_2_and_says_to_convert(
                  "--provider", "baseline", "--quiet"])  # fmt: skip
     assert code == 2
     assert "research-judge convert openai-chat FILE" in capsys.readouterr().err
+
+
+def _with_rubric(tmp_path: Path) -> Path:
+    session = {"id": "s1", "question": "q?", "answer": "An answer.", "rubric": "Cite sources.",
+               "trajectory": [{"id": "r1", "content": "c"}]}  # fmt: skip
+    return _write(tmp_path / "s.jsonl", session)
+
+
+def test_with_the_shipped_prompts_the_run_names_the_keys_no_prompt_reads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "r.jsonl"
+    code = main(["grade", str(_with_rubric(tmp_path)), "--out", str(out), "--provider", "baseline"])
+    assert code in (0, 1)
+    printed = capsys.readouterr().out
+    assert printed.count("top-level key(s) no prompt reads") == 1
+    assert "rubric (1)" in printed
+
+
+def test_an_extra_top_level_key_reaches_a_custom_prompt_by_name(tmp_path: Path) -> None:
+    import shutil
+
+    from research_judge.clients import ScriptedClient
+    from research_judge.judge.grader import Judge
+    from research_judge.judge.prompts import PromptSet, default_prompts_dir
+
+    folder = tmp_path / "prompts"
+    shutil.copytree(default_prompts_dir(), folder)
+    scoring = folder / "scoring.user.j2"
+    scoring.write_text(scoring.read_text(encoding="utf-8") + "Rubric: {{ rubric }}\n", "utf-8")
+    prompts = PromptSet(folder)
+    assert "rubric" in prompts.reads
+    ((_, session),) = list(iter_sessions(_with_rubric(tmp_path)))
+    assert isinstance(session, Session)
+    _, scoring_request = Judge(ScriptedClient([]), prompts=prompts).first_requests(session)
+    assert scoring_request.messages[0].content.endswith("Rubric: Cite sources.\n")

@@ -272,6 +272,13 @@ async def execute(args: argparse.Namespace, err: TextIO, out: TextIO) -> int:
         print(run_line, file=out)
         if stats.input_errors:
             print(f"input: {len(stats.input_errors)} bad line(s) skipped (listed above)", file=out)
+        if stats.unread_keys:
+            keys = ", ".join(f"{inline(k)} ({n})" for k, n in sorted(stats.unread_keys.items()))
+            print(
+                f"input: top-level key(s) no prompt reads, so the judge never saw them: {keys} "
+                "(a --prompts template can print them by name)",
+                file=out,
+            )
         if stats.repaired_torn_line:
             print(f"resumed: repaired the unfinished last line of {args.out}", file=out)
         if batch and (counters := batch_counters(client)) is not None:

@@ -71,6 +71,8 @@ class RunStats:
     graded: int = 0
     errors: int = 0
     input_errors: list[InputFileError] = field(default_factory=list)
+    # A session's extra top-level key that no prompt template reads -> sessions carrying it.
+    unread_keys: dict[str, int] = field(default_factory=dict)
     input_tokens: int = 0
     cached_input_tokens: int = 0
     output_tokens: int = 0
@@ -275,6 +277,9 @@ class _Run:
                 self._report()
                 continue
             stats.selected += 1
+            for key in item.model_extra or {}:
+                if key not in judge.prompts.reads:
+                    stats.unread_keys[key] = stats.unread_keys.get(key, 0) + 1
             stats.order.append(item.id)
             if existing.reusable(item.id, judge.fingerprint, self.options.retry_errors):
                 stats.reused += 1

@@ -38,6 +38,8 @@ def marker_nonce(session: Session, *, extra_keys: bool) -> str:
     for turn in session.conversation:
         # Only when there is one, so a session without earlier turns keeps its nonce.
         parts += [turn.question, turn.answer]
+    if extra_keys and session.model_extra:
+        parts.append(canonical_json(session.model_extra))  # custom templates may print them
     for part in parts:
         digest.update(part.encode("utf-8", "surrogatepass"))
         digest.update(b"\0")
@@ -61,6 +63,7 @@ def _texts(session: Session) -> Iterator[str]:
     for turn in session.conversation:
         yield turn.question
         yield turn.answer
+    yield from _strings(session.model_extra or {})
     for ref in session.trajectory:
         yield from _strings(ref.model_dump())
 

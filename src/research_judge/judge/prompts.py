@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import jinja2.meta
 
 from ..errors import ConfigError
 from ..sessions.model import Session
@@ -24,11 +25,18 @@ PACK_CALL = "counting_pack"
 a user's prompts folder until a session needs it."""
 
 
+# The variables the judge sets; a session's extra top-level key of the same name is not passed.
+RESERVED = frozenset({"nonce", "question", "answer", "references", "conversation", "claims"})
+
+
 def session_variables(
     session: Session, nonce: str, references: list[dict[str, Any]]
 ) -> dict[str, Any]:
-    """What a user template is given of a session (beside ``claims`` for a pack call)."""
+    """What a user template is given of a session (beside ``claims`` for a pack call): also
+    each extra top-level key of the session, by its name, for custom templates to print."""
+    extras = {k: v for k, v in (session.model_extra or {}).items() if k not in RESERVED}
     return {
+        **extras,
         "nonce": nonce,
         "question": session.question,
         "answer": session.answer,
@@ -85,12 +93,20 @@ class PromptSet:
             autoescape=False,
             keep_trailing_newline=True,
         )
+        self._user_texts: list[str] = []
         self.calls = {name: self._load_pair(name) for name in CALLS}
         self.pack: PromptPair | None = None
         if (self.directory / f"{PACK_CALL}.system.j2").exists() or (
             self.directory / f"{PACK_CALL}.user.j2"
         ).exists():
             self.pack = self._load_pair(PACK_CALL)
+        # The top-level variables the user templates read: a session's extra key outside them
+        # is never shown to the judge (the run says so once).
+        self.reads = frozenset(
+            name
+            for text in self._user_texts
+            for name in jinja2.meta.find_undeclared_variables(self._env.parse(text))
+        )
         reask_text, self.reask = self._compile("reask.j2")
         self.reask_sha256 = hashlib.sha256(reask_text.encode()).hexdigest()
         # Render once now: a broken re-ask template must fail at start-up, not mid-batch.
@@ -115,6 +131,7 @@ class PromptSet:
         system_file, user_file = f"{name}.system.j2", f"{name}.user.j2"
         system_text, system_template = self._compile(system_file)
         user_text, user_template = self._compile(user_file)
+        self._user_texts.append(user_text)
         # The system prompt is static; rendering it with no variables proves it has none.
         system = _render(self.directory / system_file, system_template)
         digest = hashlib.sha256(
