@@ -289,8 +289,8 @@ def test_the_figures_the_docs_quote_are_what_a_run_prints(
     docs = (REPO / "docs" / "validity-benchmark.md").read_text(encoding="utf-8")
     quoted = docs.split("## The baseline judge on the validation split")[1].split("```")[1]
     assert quoted.strip("\n") == table.split("\n\n", 1)[1].strip("\n")
-    reference = (REPO / "docs" / "reference.md").read_text(encoding="utf-8")
-    section = reference.split("**Against ExpertQA's experts**")[1].split("Barely above")[0]
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("**Against ExpertQA's experts**")[1].split("Barely above")[0]
     cells = [
         c.strip() for row in section.splitlines() if row.startswith("| ") for c in row.split("|")
     ]

@@ -77,14 +77,16 @@ def test_the_quick_start_runs_verbatim_in_a_fresh_venv(tmp_path: Path) -> None:
     assert any(installed)
     assert "everything the demo wrote is in research-judge-demo/" in out
     # The user's own file, graded offline, with its tool call kept in the results' input.
-    [line] = (clone / "my-results.jsonl").read_text(encoding="utf-8").splitlines()
-    result = json.loads(line)
-    assert result["session_id"] == "q1"
-    # What the README says the baseline makes of it: no word shared with the question.
-    assert result["verdict"] == "fail" and result["ratios"]["relevance"] == 0.0
-    assert result["verdict_reasons"] == ["effectiveness 1 < 2", "fluff 1 < 2"]
-    assert result["error"] is None
-    assert "sessions 1: graded 1, errors 0" in out
+    rows = (clone / "my-results.jsonl").read_text(encoding="utf-8").splitlines()
+    results = {r["session_id"]: r for r in map(json.loads, rows)}
+    assert sorted(results) == ["q1", "q2"]
+    # What the README says the baseline makes of them: q1 grounded in its source, q2 padded and
+    # unsupported.
+    assert results["q1"]["verdict"] == "pass" and results["q1"]["verdict_reasons"] == []
+    assert results["q2"]["verdict"] == "fail"
+    assert results["q2"]["verdict_reasons"] == ["fluff 1 < 2", "grounding 0.00 < 0.80"]
+    assert all(r["error"] is None for r in results.values())
+    assert "sessions 2: graded 2, errors 0" in out
     assert "<!DOCTYPE html>" in (clone / "my-report.html").read_text(encoding="utf-8")
     assert "Cohen's kappa" in out or "kappa" in out
     assert "failing: 1 session passed in the baseline and fail now: s-0016" in done.stderr

@@ -41,7 +41,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--json",
         action="store_true",
-        help="print one JSON object (the contract's keys plus tests, judges, movers, warnings)",
+        help="print one JSON object (the comparison's keys plus tests, judges, movers, warnings)",
     )
     p.add_argument(
         "--threshold",
