@@ -113,6 +113,24 @@ def test_markers_after_the_full_stop_belong_to_the_sentence_before() -> None:
     assert [c.status for c in audit.claims] == ["correct", "correct"]
 
 
+def test_an_abbreviation_or_a_url_in_parentheses_does_not_end_the_sentence() -> None:
+    # "a.m." and "p.m." are not sentence ends, and a parenthesised URL after the full stop is the
+    # sentence's own citation: the claim before it is cited (it was called uncited).
+    session = make(
+        "Losses peak from 11 a.m. to 8 p.m. (https://example.org/survey). "
+        "Varroa is the leading cause (https://example.com/varroa/)."
+    )
+    audit = audit_citations(
+        session,
+        [
+            claim("c1", "Losses peak from 11 a.m. to 8 p.m.", "r1"),
+            claim("c2", "Varroa is the leading cause", "r2"),
+        ],
+    )
+    assert [c.status for c in audit.claims] == ["correct", "correct"]
+    assert [c.cited for c in audit.claims] == [["r1"], ["r2"]]
+
+
 def test_a_claim_the_judge_tidied_is_still_found() -> None:
     session = make("Winter  losses were “37.4 %” [r1].")
     audit = audit_citations(session, [claim("c1", "winter losses were 37.4%", "r1")])

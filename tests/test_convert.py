@@ -435,6 +435,11 @@ def test_agent_log_fixtures_grade_by_replay_with_the_expected_citation_audit(
         "resp-lfp-01": ["correct", "uncited", "correct", "fabricated"],
         "3f1b2c9e-7a44-4d1e-9a0b-5c2e8d6f1a10": ["uncited", "correct", "uncited"],
         "4bf92f3577b34da6a3ce929d0e0e4736": ["correct", "uncited", "uncited"],
+        # A conversation, turn by turn: the 17 °C reading came from the weather tool while the
+        # sentence cites the news article; the last turn pulled nothing, so its claim has no source.
+        "oai-weather-01#1": ["misattributed", "correct", "correct", "correct"],
+        "oai-weather-01#2": ["correct", "correct"],
+        "oai-weather-01#3": ["ungrounded"],
     }
     # Without the store the offloaded result cannot be read: that session errors, naming it.
     out2 = tmp_path / "no-store.jsonl"

@@ -1,7 +1,7 @@
 """The fake judge (what `serve-fake` runs) also answers the bundled agent logs validly once
 `convert` has turned them into sessions: sub-agents, server tools, an offloaded tool result read
 back from the store, Responses items, a Claude Agent SDK stream, Vercel AI SDK spans. With
-test_fake_judge's three session files, every bundled session."""
+test_fake_judge's three session files, every bundled session, a conversation's turns included."""
 
 from __future__ import annotations
 
@@ -33,7 +33,8 @@ def test_the_fake_server_answers_every_converted_agent_log(
         with sessions.open("a", encoding="utf-8") as handle:
             handle.write(part.read_text(encoding="utf-8"))
     ids = [json.loads(line)["id"] for line in sessions.read_text().splitlines()]
-    assert len(ids) == len(fixture.LOGS) == 6
+    # Seven logs; the three-turn conversation gives one session per answered turn.
+    assert len(fixture.LOGS) == 7 and len(ids) == 9
 
     out = tmp_path / "results.jsonl"
     with FakeOpenAIServer(FakeJudge()) as server:
@@ -45,7 +46,7 @@ def test_the_fake_server_answers_every_converted_agent_log(
     assert code == 0, capsys.readouterr().err
     results = read_results(out)
     assert [r.session_id for r in results] == ids
-    assert [r.error for r in results] == [None] * 6  # one attempt: no re-ask was needed
+    assert [r.error for r in results] == [None] * 9  # one attempt: no re-ask was needed
     assert all(r.verdict in ("pass", "fail") and r.usage.calls == 2 for r in results)
     assert failed == 0
 

@@ -50,7 +50,10 @@ _URL = re.compile(r"https?://[^\s<>()\[\]\"']+")
 _LINK = re.compile(r"\[([^\]\n]*)\]\((https?://[^\s)]+)\)")
 _DEFINITION = re.compile(r"^[ \t]*\[(\^?[\w.-]+)\]:?[ \t]+(.*)$", re.MULTILINE)
 _BRACKET = re.compile(r"\[([^\[\]\n()]{1,120})\](?!\()")
-_BOUNDARY = re.compile(r"(?<=[.!?])\s+|\n+")
+# A full stop followed by a lower-case word or an opening parenthesis ends an abbreviation
+# ("11 a.m. to 8 p.m.") or is followed by the sentence's own citation ("... 8 p.m. (https://...)"),
+# not a sentence.
+_BOUNDARY = re.compile(r"(?<=[.!?])\s+(?=[^\sa-z(])|\n+")
 _TRAILING_MARKERS = re.compile(r"\s*(?:\[[^\]\n]{1,60}\](?!\())+")
 
 
