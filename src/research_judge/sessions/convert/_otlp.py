@@ -264,3 +264,23 @@ def _value(value: dict[str, Any], where: str = "") -> Any:
     if "kvlistValue" in value:
         return _attributes((value["kvlistValue"] or {}).get("values"))
     return None
+
+
+def json_list(span: Span, key: str, what: str = "list") -> list[dict[str, Any]]:
+    """The objects of a span attribute holding a list: a JSON string (most SDKs stringify it) or
+    a structured value. Unreadable JSON is an error for this record, never a crash."""
+    raw = span.attributes.get(key)
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"span {span.name!r}: {key} is not valid JSON ({exc.msg})") from exc
+        except RecursionError:
+            raise RecordError(f"span {span.name!r}: {key} is nested too deeply") from None
+        except ValueError as exc:  # a number of more digits than Python converts
+            raise RecordError(f"span {span.name!r}: {key} is not readable JSON ({exc})") from None
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise RecordError(f"span {span.name!r}: {key} is not a {what}")
+    return [m for m in raw if isinstance(m, dict)]

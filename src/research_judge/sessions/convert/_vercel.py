@@ -32,7 +32,7 @@ from ._common import (
     reference,
     url_argument,
 )
-from ._otlp import Span, Trace
+from ._otlp import Span, Trace, json_list
 
 CALLS = frozenset({"ai.generateText", "ai.streamText", "ai.generateObject", "ai.streamObject"})
 STEPS = frozenset({f"{call}.{step}" for call in CALLS for step in ("doGenerate", "doStream")})
@@ -51,7 +51,7 @@ def convert_trace(trace: Trace, options: ConvertOptions) -> SessionDict:
         s for s in tree.spans if _operation(s) in STEPS and tree.agent_of[s.span_id] == root.span_id
     ]
     question = _prompt_question(root) or next(
-        (q for s in steps[:1] if (q := _first_user(_json(s, "ai.prompt.messages")))), None
+        (q for s in steps[:1] if (q := _first_user(json_list(s, "ai.prompt.messages")))), None
     )
     if not question:
         raise RecordError(
@@ -100,7 +100,7 @@ def _references(tree: AgentTree, options: ConvertOptions) -> list[dict[str, Any]
                 entry["result"] = parse_arguments(result)
         elif op in STEPS:
             agent = tree.owner_name(span)
-            for message in _json(span, "ai.prompt.messages"):
+            for message in json_list(span, "ai.prompt.messages"):
                 for part in _parts(message):
                     part_id = part.get("toolCallId")
                     if not isinstance(part_id, str):
@@ -111,7 +111,7 @@ def _references(tree: AgentTree, options: ConvertOptions) -> list[dict[str, Any]
                     elif part.get("type") == "tool-result":
                         entry = found.setdefault(part_id, {"time": span.start, "agent": agent})
                         entry.setdefault("result", _tool_output(part))
-            for call in _json(span, "ai.response.toolCalls"):
+            for call in json_list(span, "ai.response.toolCalls"):
                 if isinstance(call.get("toolCallId"), str):
                     args = parse_arguments(call.get("input", call.get("args")))
                     requested.setdefault(call["toolCallId"], (call.get("toolName"), args, agent))
@@ -191,25 +191,6 @@ def _first_user(messages: list[dict[str, Any]]) -> str | None:
 def _parts(message: dict[str, Any]) -> list[dict[str, Any]]:
     content = message.get("content")
     return [p for p in content if isinstance(p, dict)] if isinstance(content, list) else []
-
-
-def _json(span: Span, key: str) -> list[dict[str, Any]]:
-    """A span attribute holding a JSON list (the AI SDK stringifies them)."""
-    raw = span.attributes.get(key)
-    if isinstance(raw, str):
-        try:
-            raw = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise RecordError(f"span {span.name!r}: {key} is not valid JSON ({exc.msg})") from exc
-        except RecursionError:
-            raise RecordError(f"span {span.name!r}: {key} is nested too deeply") from None
-        except ValueError as exc:  # a number of more digits than Python converts
-            raise RecordError(f"span {span.name!r}: {key} is not readable JSON ({exc})") from None
-    if raw is None:
-        return []
-    if not isinstance(raw, list):
-        raise RecordError(f"span {span.name!r}: {key} is not a list")
-    return [m for m in raw if isinstance(m, dict)]
 
 
 def _operation(span: Span) -> str:

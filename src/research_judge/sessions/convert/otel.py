@@ -14,7 +14,6 @@ A trace of the Vercel AI SDK's own ``ai.*`` spans is read by ``_vercel`` instead
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from . import _vercel
@@ -29,7 +28,7 @@ from ._common import (
     reference,
     url_argument,
 )
-from ._otlp import Span, Trace
+from ._otlp import Span, Trace, json_list
 
 NAME = "otel"
 CHAT_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
@@ -156,22 +155,7 @@ def _references(tree: AgentTree, options: ConvertOptions) -> list[dict[str, Any]
 
 
 def _messages(span: Span, key: str) -> list[dict[str, Any]]:
-    """Messages of a span attribute: a JSON string (most SDKs) or a structured value."""
-    raw = span.attributes.get(key)
-    if isinstance(raw, str):
-        try:
-            raw = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise RecordError(f"span {span.name!r}: {key} is not valid JSON ({exc.msg})") from exc
-        except RecursionError:
-            raise RecordError(f"span {span.name!r}: {key} is nested too deeply") from None
-        except ValueError as exc:  # a number of more digits than Python converts
-            raise RecordError(f"span {span.name!r}: {key} is not readable JSON ({exc})") from None
-    if raw is None:
-        return []
-    if not isinstance(raw, list):
-        raise RecordError(f"span {span.name!r}: {key} is not a list of messages")
-    return [m for m in raw if isinstance(m, dict)]
+    return json_list(span, key, "list of messages")
 
 
 def _texts(message: dict[str, Any]) -> str:
