@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from .._files import atomic_file
 from ..errors import ConfigError, InputFileError
 from .model import CITATION_NAMES, RATIO_NAMES, SCORE_NAMES, Result, _numbered_results
+from .table import outcome_columns
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -180,18 +181,7 @@ def _numbered(path: str | Path) -> Iterator[tuple[Result, int] | InputFileError]
 def session_row(r: Result, line: int) -> dict[str, Any]:
     """One result as a row of the sessions table."""
     ctx, usage, judge = r.context, r.usage, r.judge
-    row: dict[str, Any] = {
-        "session_id": r.session_id,
-        "line": line,
-        "verdict": r.verdict,
-        "error": r.error,
-        "error_kind": None if r.error_kind is None else str(r.error_kind),
-    }
-    for name in RATIO_NAMES:
-        row[name] = None if r.ratios is None else getattr(r.ratios, name)
-    for name in SCORE_NAMES:
-        score = (r.scores or {}).get(name)
-        row[name] = None if score is None else score.score
+    row: dict[str, Any] = {"session_id": r.session_id, "line": line, **outcome_columns(r)}
     for name in CITATION_NAMES:
         row[name] = r.criterion_value(name)
     row |= {

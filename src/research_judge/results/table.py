@@ -8,22 +8,28 @@ from typing import Any
 from .model import RATIO_NAMES, SCORE_NAMES, Result
 
 
+def outcome_columns(r: Result) -> dict[str, Any]:
+    """What a session came to, flat: verdict, error and its kind, each ratio, each score. The
+    table here and the Parquet sessions table share these columns."""
+    row: dict[str, Any] = {
+        "verdict": r.verdict,
+        "error": r.error,
+        "error_kind": None if r.error_kind is None else str(r.error_kind),
+    }
+    for name in RATIO_NAMES:
+        row[name] = None if r.ratios is None else getattr(r.ratios, name)
+    for name in SCORE_NAMES:
+        score = (r.scores or {}).get(name)
+        row[name] = None if score is None else score.score
+    return row
+
+
 def result_rows(results: Iterable[Result]) -> list[dict[str, Any]]:
     """Each result as a flat row. Criteria keep their own scales (ratios 0..1, scores 1..3);
     context diagnostics become ``context.<name>`` columns, metadata keys ``metadata.<key>``."""
     rows = []
     for r in results:
-        row: dict[str, Any] = {
-            "session_id": r.session_id,
-            "verdict": r.verdict,
-            "error": r.error,
-            "error_kind": None if r.error_kind is None else str(r.error_kind),
-        }
-        for name in RATIO_NAMES:
-            row[name] = None if r.ratios is None else getattr(r.ratios, name)
-        for name in SCORE_NAMES:
-            score = (r.scores or {}).get(name)
-            row[name] = None if score is None else score.score
+        row: dict[str, Any] = {"session_id": r.session_id, **outcome_columns(r)}
         row |= {
             "evidence_share": r.evidence.share,
             "input_tokens": r.usage.input_tokens,
