@@ -171,6 +171,23 @@ def reference(
     return out
 
 
+def tool_reference(
+    call_id: str, tool: str | None, args: Any, result: Any, agent: str | None,
+    options: ConvertOptions,
+) -> dict[str, Any]:  # fmt: skip
+    """A tool call's result as a reference, titled by the call and carrying its provenance."""
+    return reference(
+        call_id,
+        as_text(result),
+        options,
+        title=call_title(tool, args),
+        url=url_argument(args),
+        agent=agent,
+        tool=tool,
+        args=args,
+    )
+
+
 def call_title(tool: str | None, args: Any) -> str | None:
     """``web_fetch(url=https://...)``: what the agent asked for, as a reference title."""
     if tool is None:

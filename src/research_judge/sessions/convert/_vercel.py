@@ -26,11 +26,8 @@ from ._common import (
     ConvertOptions,
     RecordError,
     SessionDict,
-    as_text,
-    call_title,
     parse_arguments,
-    reference,
-    url_argument,
+    tool_reference,
 )
 from ._otlp import Span, Trace, json_list
 
@@ -131,16 +128,7 @@ def _references(tree: AgentTree, options: ConvertOptions) -> list[dict[str, Any]
         tool = entry.get("tool") or tool
         args = entry["args"] if entry.get("args") is not None else args
         out.append(
-            reference(
-                call_id,
-                as_text(entry["result"]),
-                options,
-                title=call_title(tool, args),
-                url=url_argument(args),
-                agent=entry.get("agent"),
-                tool=tool,
-                args=args,
-            )
+            tool_reference(call_id, tool, args, entry["result"], entry.get("agent"), options)
         )
     return out
 

@@ -22,11 +22,8 @@ from ._common import (
     ConvertOptions,
     RecordError,
     SessionDict,
-    as_text,
-    call_title,
     parse_arguments,
-    reference,
-    url_argument,
+    tool_reference,
 )
 from ._otlp import Span, Trace, json_list
 
@@ -135,16 +132,7 @@ def _references(tree: AgentTree, options: ConvertOptions) -> list[dict[str, Any]
             )
             continue
         out.append(
-            reference(
-                call_id,
-                as_text(entry["result"]),
-                options,
-                title=call_title(tool, args),
-                url=url_argument(args),
-                agent=entry.get("agent"),
-                tool=tool,
-                args=args,
-            )
+            tool_reference(call_id, tool, args, entry["result"], entry.get("agent"), options)
         )
     if missing:  # every one named: the user fixes the log once, not once per call
         raise RecordError(
